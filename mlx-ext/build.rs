@@ -1,0 +1,56 @@
+//! Compiles this crate's C++ against the MLX build of `mlx-sys` (its `DEP_MLX_INCLUDE`).
+//! Sources named after a patch id (`cpp/fused_causal_softmax.cc` with bridge
+//! `src/fused_causal_softmax.rs`) bind what only that patch adds, so they are compiled only when
+//! its feature is on; every other `cpp/*.cc` / `src/ffi/*.rs` pair is always compiled.
+
+use std::path::{Path, PathBuf};
+
+const PATCH_IDS: [&str; 3] = ["gather_qmm_tiles", "fused_causal_softmax", "eval_walk"];
+
+fn main() {
+    let include = PathBuf::from(std::env::var("DEP_MLX_INCLUDE").expect("mlx-sys exports include"));
+    let enabled = |stem: &str| {
+        !PATCH_IDS.contains(&stem)
+            || std::env::var_os(format!("CARGO_FEATURE_{}", stem.to_uppercase())).is_some()
+    };
+    let bridges: Vec<PathBuf> = ["src/ffi", "src"]
+        .iter()
+        .flat_map(|dir| files(Path::new(dir), "rs"))
+        .filter(|p| p.parent() == Some(Path::new("src/ffi")) || is_patch_file(p))
+        .filter(|p| enabled(stem(p)))
+        .collect();
+    let shims: Vec<PathBuf> =
+        files(Path::new("cpp"), "cc").into_iter().filter(|p| enabled(stem(p))).collect();
+    println!("cargo:rerun-if-changed=cpp");
+    println!("cargo:rerun-if-changed=src");
+    if bridges.is_empty() {
+        return;
+    }
+    cxx_build::bridges(&bridges)
+        .files(&shims)
+        .include(&include)
+        .include("cpp")
+        .include("../mlx-sys/cpp")
+        .std("c++20")
+        .opt_level(2)
+        .compile("mlx_ext_bridge");
+}
+
+fn is_patch_file(path: &Path) -> bool {
+    PATCH_IDS.contains(&stem(path))
+}
+
+fn stem(path: &Path) -> &str {
+    path.file_stem().and_then(|s| s.to_str()).unwrap_or_default()
+}
+
+fn files(dir: &Path, extension: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .collect();
+    files.sort();
+    files
+}

@@ -1,0 +1,152 @@
+//! Build script of `mlx-sys`: get MLX source, apply the selected patches, build MLX with cmake
+//! (cached outside `target/`), link it, and compile the cxx bridge against it.
+//!
+//! Environment (each one is part of the cache key or of the source it selects):
+//! - `MLX_SRC_DIR`: build this MLX checkout instead of the pinned v0.32.4 source.
+//! - `MLX_EXTRA_PATCHES`: more patch files (path-list syntax), applied after the series.
+//! - `MLX_AB_CACHE_DIR`: where builds are cached (default `$XDG_CACHE_HOME/mlx-ab` or
+//!   `~/.cache/mlx-ab`).
+
+mod cache;
+mod cmake_build;
+mod digest;
+mod patches;
+mod progress;
+mod source;
+
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// A build-script failure: printed as one clear message saying what failed and what to do.
+pub type Fallible<T> = Result<T, String>;
+
+fn main() {
+    if let Err(message) = run() {
+        eprintln!("\nerror: mlx-sys could not build MLX\n\n{message}\n");
+        std::process::exit(1);
+    }
+}
+
+fn run() -> Fallible<()> {
+    let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
+    let repo_root = manifest_dir.parent().unwrap().to_path_buf();
+    for var in ["MLX_SRC_DIR", "MLX_EXTRA_PATCHES", "MLX_AB_CACHE_DIR", "CXX", "CC"] {
+        println!("cargo:rerun-if-env-changed={var}");
+    }
+    for path in ["build", "pristine/Cargo.toml", "pristine/Cargo.lock", "pristine/SOURCE_DIGEST"] {
+        println!("cargo:rerun-if-changed={}", manifest_dir.join(path).display());
+    }
+    println!("cargo:rerun-if-changed={}", repo_root.join("patches").display());
+
+    let cache = cache::Cache::open()?;
+    let source = source::locate(&manifest_dir, &cache)?;
+    let selected = patches::select(&repo_root.join("patches"))?;
+    let build = cache::BuildSpec::new(&source, &selected, &cmake_build::configure_flags());
+    let prefix = cache.build(&build, |staging| {
+        source::copy_tree(&source.dir, &staging.join("mlx"))?;
+        patches::apply_all(&staging.join("mlx"), &selected)?;
+        cmake_build::build(staging, &build.key)
+    })?;
+
+    write_build_info(&source, &selected, &build.key, &prefix)?;
+    compile_bridge(&manifest_dir, &prefix.join("include"))?;
+    link_mlx(&prefix);
+    println!("cargo:root={}", prefix.display());
+    println!("cargo:include={}", prefix.join("include").display());
+    Ok(())
+}
+
+/// `src/build_info.rs` includes this: what was built, so programs can report it.
+fn write_build_info(
+    source: &source::Source,
+    selected: &patches::Selection,
+    key: &str,
+    prefix: &Path,
+) -> Fallible<()> {
+    let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("build_info.rs");
+    let text = format!(
+        "/// Patch ids of `patches/series` applied to this build, in series order.\n\
+         pub const PATCHES: &[&str] = &{:?};\n\
+         /// File names of extra patches (`MLX_EXTRA_PATCHES`) applied after the series.\n\
+         pub const EXTRA_PATCHES: &[&str] = &{:?};\n\
+         /// SHA-256 over the MLX source tree before patching (paths and bytes).\n\
+         pub const SOURCE_DIGEST: &str = {:?};\n\
+         /// Where the source came from: `pinned` (MLX v0.32.4) or an `MLX_SRC_DIR` path.\n\
+         pub const SOURCE: &str = {:?};\n\
+         /// Cache key of this MLX build (source, patches, flags, compiler).\n\
+         pub const BUILD_KEY: &str = {:?};\n\
+         /// Install prefix of this MLX build in the cache.\n\
+         pub const BUILD_DIR: &str = {:?};\n",
+        selected.series_ids(),
+        selected.extra_names(),
+        source.digest,
+        source.origin,
+        key,
+        prefix.display().to_string(),
+    );
+    fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
+}
+
+/// Compiles every bridge module in `src/ffi/` with every shim in `cpp/`.
+fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
+    let bridges = sorted_files(&manifest_dir.join("src/ffi"), "rs")?;
+    let shims = sorted_files(&manifest_dir.join("cpp"), "cc")?;
+    println!("cargo:rerun-if-changed={}", manifest_dir.join("src/ffi").display());
+    println!("cargo:rerun-if-changed={}", manifest_dir.join("cpp").display());
+    if bridges.is_empty() {
+        return Ok(());
+    }
+    cxx_build::bridges(&bridges)
+        .files(&shims)
+        .include(mlx_include)
+        .include(manifest_dir.join("cpp"))
+        .std("c++20")
+        .flag_if_supported("-Wno-unused-parameter")
+        .opt_level(2)
+        .compile("mlx_sys_bridge");
+    Ok(())
+}
+
+fn link_mlx(prefix: &Path) {
+    println!("cargo:rustc-link-search=native={}", prefix.join("lib").display());
+    println!("cargo:rustc-link-lib=static=mlx");
+    if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos") {
+        // Not run here: MLX on macOS links Apple's frameworks (Metal build).
+        for framework in ["Metal", "Foundation", "QuartzCore", "Accelerate"] {
+            println!("cargo:rustc-link-lib=framework={framework}");
+        }
+    } else {
+        for lib in ["lapacke", "lapack", "openblas", "pthread", "dl"] {
+            println!("cargo:rustc-link-lib={lib}");
+        }
+    }
+}
+
+pub fn sorted_files(dir: &Path, extension: &str) -> Fallible<Vec<PathBuf>> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == extension))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+/// Runs a command, turning a spawn failure or a non-zero exit into a message with its output.
+pub fn run_command(cmd: &mut std::process::Command, what: &str) -> Fallible<String> {
+    let output = cmd
+        .output()
+        .map_err(|e| format!("{what}: could not run {:?}: {e}", cmd.get_program()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "{what} failed ({}):\n{}{}",
+            output.status,
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
+}

@@ -1,0 +1,115 @@
+//! Which patches a build applies (the `patches/series` entries whose cargo feature is on, then
+//! `MLX_EXTRA_PATCHES`), and applying them: a patch that does not apply stops the build.
+
+use crate::{digest, run_command, Fallible};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub struct Patch {
+    /// Series id (`gather-qmm-tiles`) or, for an extra patch, its file name.
+    pub name: String,
+    pub path: PathBuf,
+    pub bytes: Vec<u8>,
+}
+
+pub struct Selection {
+    pub series: Vec<Patch>,
+    pub extra: Vec<Patch>,
+}
+
+impl Selection {
+    pub fn series_ids(&self) -> Vec<&str> {
+        self.series.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    pub fn extra_names(&self) -> Vec<&str> {
+        self.extra.iter().map(|p| p.name.as_str()).collect()
+    }
+
+    pub fn all(&self) -> impl Iterator<Item = &Patch> {
+        self.series.iter().chain(&self.extra)
+    }
+
+    /// Part of the cache key: names and exact bytes, in application order.
+    pub fn fingerprint(&self) -> String {
+        self.all().map(|p| format!("{}={}\n", p.name, digest::bytes(&p.bytes))).collect()
+    }
+}
+
+/// `0002-fused-causal-softmax.patch` -> `fused-causal-softmax`.
+pub fn id_of(file_name: &str) -> &str {
+    let stem = file_name.strip_suffix(".patch").unwrap_or(file_name);
+    match stem.split_once('-') {
+        Some((number, rest)) if number.chars().all(|c| c.is_ascii_digit()) => rest,
+        _ => stem,
+    }
+}
+
+pub fn select(patch_dir: &Path) -> Fallible<Selection> {
+    let series_path = patch_dir.join("series");
+    let series = fs::read_to_string(&series_path)
+        .map_err(|e| format!("reading {}: {e}", series_path.display()))?;
+    let mut selection = Selection { series: Vec::new(), extra: Vec::new() };
+    for file_name in series.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
+    {
+        let id = id_of(file_name);
+        let feature = format!("CARGO_FEATURE_{}", id.to_uppercase().replace('-', "_"));
+        if std::env::var_os(&feature).is_none() {
+            continue;
+        }
+        let path = patch_dir.join(file_name);
+        if !path.exists() {
+            // TEMPORARY while issue 3 lands the patch files; becomes an error afterwards.
+            println!("cargo:warning=patch {id} is selected but {file_name} does not exist yet");
+            continue;
+        }
+        selection.series.push(read_patch(id, &path)?);
+    }
+    if let Some(list) = std::env::var_os("MLX_EXTRA_PATCHES") {
+        for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            println!("cargo:rerun-if-changed={}", path.display());
+            selection.extra.push(read_patch(&name, &path)?);
+        }
+    }
+    Ok(selection)
+}
+
+fn read_patch(name: &str, path: &Path) -> Fallible<Patch> {
+    let bytes = fs::read(path).map_err(|e| {
+        format!("patch {name}: cannot read {}: {e}\nIs the path (or patches/series) right?", path.display())
+    })?;
+    Ok(Patch { name: name.to_string(), path: path.to_path_buf(), bytes })
+}
+
+/// Applies every selected patch in order; the first that fails stops the build, naming the patch
+/// and the files git could not patch.
+pub fn apply_all(tree: &Path, selection: &Selection) -> Fallible<()> {
+    init_git(tree)?;
+    for patch in selection.all() {
+        let output = Command::new("git")
+            .arg("-C")
+            .arg(tree)
+            .args(["apply", "--whitespace=nowarn"])
+            .arg(&patch.path)
+            .output()
+            .map_err(|e| format!("running git apply: {e}. Install git."))?;
+        if !output.status.success() {
+            return Err(format!(
+                "patch {} ({}) does not apply to this MLX source:\n{}\
+                 Rebase the patch onto this source, or drop it (cargo feature / MLX_EXTRA_PATCHES).",
+                patch.name,
+                patch.path.display(),
+                String::from_utf8_lossy(&output.stderr)
+            ));
+        }
+    }
+    fs::remove_dir_all(tree.join(".git")).map_err(|e| format!("removing scratch .git: {e}"))
+}
+
+/// A scratch repository so `git apply` patches this tree even when it sits inside another one.
+pub fn init_git(tree: &Path) -> Fallible<()> {
+    run_command(Command::new("git").arg("-C").arg(tree).args(["init", "-q"]), "git init")
+        .map(drop)
+}
