@@ -1,0 +1,1 @@
+//! Shared setup of the benchmarks.

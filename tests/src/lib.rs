@@ -1,0 +1,1 @@
+//! Shared helpers of the workspace's integration and differential tests.
