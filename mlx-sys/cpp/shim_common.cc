@@ -1,0 +1,39 @@
+#include "shim_common.h"
+
+#include <stdexcept>
+#include <string>
+
+namespace mlx_sys {
+
+std::recursive_mutex& api_mutex() {
+  // Leaked on purpose: arrays may be dropped during static destruction.
+  static auto* m = new std::recursive_mutex();
+  return *m;
+}
+
+mlx::core::Dtype dtype_from_code(std::uint8_t code) {
+  using namespace mlx::core;
+  switch (code) {
+    case 0: return bool_;
+    case 1: return uint8;
+    case 2: return uint16;
+    case 3: return uint32;
+    case 4: return uint64;
+    case 5: return int8;
+    case 6: return int16;
+    case 7: return int32;
+    case 8: return int64;
+    case 9: return float16;
+    case 10: return float32;
+    case 11: return float64;
+    case 12: return bfloat16;
+    case 13: return complex64;
+  }
+  throw std::invalid_argument("[mlx-sys] unknown dtype code " + std::to_string(code));
+}
+
+std::uint8_t dtype_to_code(mlx::core::Dtype dtype) {
+  return static_cast<std::uint8_t>(dtype.val());
+}
+
+} // namespace mlx_sys

@@ -1,0 +1,36 @@
+//! What MLX this crate was built against.
+
+/// The MLX build in use: version reported by the library, patches applied, source digest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildInfo {
+    /// `mlx::core::version()` of the linked library.
+    pub mlx_version: String,
+    /// Ids of this project's patches applied, in series order (empty = stock MLX).
+    pub patches: &'static [&'static str],
+    /// SHA-256 over the MLX source tree before patching.
+    pub source_digest: &'static str,
+}
+
+/// Describes the linked MLX.
+pub fn build_info() -> BuildInfo {
+    BuildInfo {
+        mlx_version: mlx_sys::mlx_version(),
+        patches: mlx_sys::build_info::PATCHES,
+        source_digest: mlx_sys::build_info::SOURCE_DIGEST,
+    }
+}
+
+/// Patch ids this crate's features asked for, in series order.
+pub fn requested_patches() -> Vec<&'static str> {
+    let mut ids = Vec::new();
+    if cfg!(feature = "gather-qmm-tiles") {
+        ids.push("gather-qmm-tiles");
+    }
+    if cfg!(feature = "fused-causal-softmax") {
+        ids.push("fused-causal-softmax");
+    }
+    if cfg!(feature = "eval-walk") {
+        ids.push("eval-walk");
+    }
+    ids
+}

@@ -1,0 +1,46 @@
+//! Safe, idiomatic Rust API over Apple's MLX (C++), as built by `mlx-sys`.
+//!
+//! - [`Array`]: lazy n-d arrays of every MLX [`Dtype`]; host data in and out through the
+//!   [`Element`] types (`f16`/`bf16` from the `half` crate).
+//! - [`ops`]: arithmetic, comparisons, shapes, indexing, reductions, sorting, creation, matmul.
+//! - [`fast`], [`quantized`], [`random`], [`io`] (safetensors), [`memory`], [`stream`].
+//! - [`eval`] / [`async_eval`]: evaluation of several arrays at once.
+//! - [`build_info()`]: MLX version, patches applied, source digest.
+//!
+//! Errors: every call that reaches MLX returns [`Result`]; MLX's exceptions arrive as
+//! [`Error::Mlx`] with MLX's message, including errors raised during evaluation. Inputs MLX
+//! would not check (host data that does not fill the shape, reading an array as the wrong
+//! element type) are rejected on the Rust side. Nothing aborts the process. Only the
+//! `+ - * /` and unary `-` operators panic, on inputs MLX rejects; the functions of the same
+//! name in [`ops`] return `Result` instead.
+//!
+//! Threads: [`Array`] is `Send + Sync`; see its documentation for what that covers.
+//!
+//! Cargo features `gather-qmm-tiles`, `fused-causal-softmax` and `eval-walk` (all on by
+//! default) build MLX with the patch of the same id; `--no-default-features` is stock MLX.
+
+mod array;
+mod array_list;
+mod build_info;
+mod dtype;
+mod error;
+mod methods;
+mod transforms;
+
+pub mod fast;
+pub mod io;
+pub mod memory;
+pub mod ops;
+pub mod quantized;
+pub mod random;
+pub mod stream;
+
+pub use array::Array;
+pub use build_info::{build_info, requested_patches, BuildInfo};
+pub use dtype::{Complex64, Dtype, Element};
+pub use error::{Error, Result};
+pub use stream::{synchronize, Device, DeviceType, Stream};
+pub use transforms::{async_eval, eval};
+
+/// `half::f16` and `half::bf16`, the host types of MLX's float16 and bfloat16.
+pub use half::{bf16, f16};
