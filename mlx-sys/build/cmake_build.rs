@@ -13,7 +13,6 @@ pub fn configure_flags() -> Vec<String> {
     let mut flags: Vec<String> = [
         "CMAKE_BUILD_TYPE=Release",
         "BUILD_SHARED_LIBS=OFF",
-        "MLX_BUILD_TESTS=OFF",
         "MLX_BUILD_EXAMPLES=OFF",
         "MLX_BUILD_BENCHMARKS=OFF",
         "MLX_BUILD_PYTHON_BINDINGS=OFF",
@@ -25,6 +24,8 @@ pub fn configure_flags() -> Vec<String> {
     ]
     .map(String::from)
     .to_vec();
+    // MLX's own C++ suite (doctest), built beside the library when asked for.
+    flags.push(format!("MLX_BUILD_TESTS={}", if cpp_suite() { "ON" } else { "OFF" }));
     // Not run here: on macOS MLX builds its Metal backend (needs Xcode's metal tool).
     flags.push(format!("MLX_BUILD_METAL={}", if metal { "ON" } else { "OFF" }));
     flags
@@ -40,6 +41,9 @@ pub fn build(staging: &Path, key: &str) -> Fallible<()> {
         config.define(name, value);
     }
     config.define("FETCHCONTENT_SOURCE_DIR_JSON", &json);
+    if cpp_suite() {
+        config.define("FETCHCONTENT_SOURCE_DIR_DOCTEST", stage_doctest(&staging.join("deps/doctest"))?);
+    }
     // Paths relative to the staging dir let ccache reuse objects across build keys.
     config.env("CCACHE_BASEDIR", staging);
     let started = std::time::Instant::now();
@@ -62,6 +66,34 @@ pub fn build(staging: &Path, key: &str) -> Fallible<()> {
             staging.join("build").display()
         )),
     }
+}
+
+fn cpp_suite() -> bool {
+    std::env::var_os("CARGO_FEATURE_CPP_SUITE").is_some()
+}
+
+/// MLX's tests declare doctest with FetchContent; Debian's doctest-dev serves as its source.
+fn stage_doctest(dir: &Path) -> Fallible<PathBuf> {
+    let cmake_dir = ["/usr/lib/cmake/doctest", "/usr/local/lib/cmake/doctest", "/usr/share/doctest/cmake"]
+        .iter()
+        .map(Path::new)
+        .find(|d| d.join("doctest.cmake").is_file())
+        .ok_or("doctest's CMake scripts not found: install doctest-dev (Debian)")?;
+    let include = ["/usr/include", "/usr/local/include"]
+        .iter()
+        .find(|d| Path::new(d).join("doctest/doctest.h").is_file())
+        .ok_or("doctest/doctest.h not found: install doctest-dev (Debian)")?;
+    fs::create_dir_all(dir.join("scripts/cmake")).map_err(|e| e.to_string())?;
+    for script in ["doctest.cmake", "doctestAddTests.cmake"] {
+        fs::copy(cmake_dir.join(script), dir.join("scripts/cmake").join(script))
+            .map_err(|e| format!("staging {script}: {e}"))?;
+    }
+    let cmakelists = format!(
+        "cmake_minimum_required(VERSION 3.16)\nproject(doctest LANGUAGES CXX)\n\
+         add_library(doctest INTERFACE)\ntarget_include_directories(doctest INTERFACE {include})\n"
+    );
+    fs::write(dir.join("CMakeLists.txt"), cmakelists).map_err(|e| e.to_string())?;
+    Ok(dir.to_path_buf())
 }
 
 /// MLX's CMake always declares nlohmann-json and reads `single_include/nlohmann/` from it.

@@ -74,14 +74,17 @@ fn write_build_info(
          pub const SOURCE_DIGEST: &str = {:?};\n\
          /// Where the source came from: `pinned` (MLX v0.32.4) or an `MLX_SRC_DIR` path.\n\
          pub const SOURCE: &str = {:?};\n\
+         /// The unpatched MLX source tree this build started from.\n\
+         pub const SOURCE_DIR: &str = {:?};\n\
          /// Cache key of this MLX build (source, patches, flags, compiler).\n\
          pub const BUILD_KEY: &str = {:?};\n\
-         /// Install prefix of this MLX build in the cache.\n\
+         /// This MLX build in the cache: install prefix, with `build/` (the cmake tree) in it.\n\
          pub const BUILD_DIR: &str = {:?};\n",
         selected.series_ids(),
         selected.extra_names(),
         source.digest,
         source.origin,
+        source.dir.display().to_string(),
         key,
         prefix.display().to_string(),
     );
