@@ -20,10 +20,12 @@ pub fn configure_flags() -> Vec<String> {
         "MLX_BUILD_GGUF=OFF",
         "MLX_BUILD_SAFETENSORS=ON",
         "USE_SYSTEM_FMT=ON",
-        "FETCHCONTENT_FULLY_DISCONNECTED=ON",
     ]
     .map(String::from)
     .to_vec();
+    // Not run here: the Metal backend fetches metal-cpp at configure time, so only Linux is
+    // built fully offline.
+    flags.push(format!("FETCHCONTENT_FULLY_DISCONNECTED={}", if metal { "OFF" } else { "ON" }));
     // MLX's own C++ suite (doctest), built beside the library when asked for.
     flags.push(format!("MLX_BUILD_TESTS={}", if cpp_suite() { "ON" } else { "OFF" }));
     // Not run here: on macOS MLX builds its Metal backend (needs Xcode's metal tool).
@@ -41,6 +43,10 @@ pub fn build(staging: &Path, key: &str) -> Fallible<()> {
         config.define(name, value);
     }
     config.define("FETCHCONTENT_SOURCE_DIR_JSON", &json);
+    if let Some(metallib_dir) = metallib_dir(staging, key) {
+        // MLX compiles this path in; keep it outside the directory that gets renamed.
+        config.define("MLX_METAL_PATH", metallib_dir);
+    }
     if cpp_suite() {
         config.define("FETCHCONTENT_SOURCE_DIR_DOCTEST", stage_doctest(&staging.join("deps/doctest"))?);
     }
@@ -66,6 +72,12 @@ pub fn build(staging: &Path, key: &str) -> Fallible<()> {
             staging.join("build").display()
         )),
     }
+}
+
+/// Not run here: where a macOS build puts `mlx.metallib`, beside the cache's `builds/`.
+fn metallib_dir(staging: &Path, key: &str) -> Option<PathBuf> {
+    let macos = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos");
+    macos.then(|| staging.parent().unwrap().parent().unwrap().join("metallib").join(key))
 }
 
 fn cpp_suite() -> bool {
