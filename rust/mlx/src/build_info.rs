@@ -9,6 +9,8 @@ pub struct BuildInfo {
     pub patches: &'static [&'static str],
     /// SHA-256 over the MLX source tree before patching.
     pub source_digest: &'static str,
+    /// `pinned` (MLX v0.32.4 as pinned by mlx-sys) or the `MLX_SRC_DIR` checkout built.
+    pub source: &'static str,
 }
 
 /// Describes the linked MLX.
@@ -17,6 +19,7 @@ pub fn build_info() -> BuildInfo {
         mlx_version: mlx_sys::mlx_version(),
         patches: mlx_sys::build_info::PATCHES,
         source_digest: mlx_sys::build_info::SOURCE_DIGEST,
+        source: mlx_sys::build_info::SOURCE,
     }
 }
 
