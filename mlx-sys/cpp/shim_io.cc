@@ -1,5 +1,4 @@
 #include "shim_io.h"
-#include "mlx-sys/src/ffi/io.rs.h"
 
 #include <stdexcept>
 #include <string>
@@ -9,20 +8,22 @@ namespace mlx_sys {
 
 namespace mc = mlx::core;
 
-SafetensorsData load_safetensors(rust::Str path) {
+void load_safetensors(
+    rust::Str path,
+    rust::Vec<rust::String>& names,
+    std::vector<array>& arrays,
+    rust::Vec<rust::String>& metadata_keys,
+    rust::Vec<rust::String>& metadata_values) {
   MLX_SYS_LOCK;
   auto [tensors, metadata] = mc::load_safetensors(std::string(path));
-  SafetensorsData out;
-  out.arrays = std::make_unique<std::vector<array>>();
   for (auto& [name, a] : tensors) {
-    out.names.push_back(rust::String(name));
-    out.arrays->push_back(a);
+    names.push_back(rust::String(name));
+    arrays.push_back(a);
   }
   for (auto& [k, v] : metadata) {
-    out.metadata_keys.push_back(rust::String(k));
-    out.metadata_values.push_back(rust::String(v));
+    metadata_keys.push_back(rust::String(k));
+    metadata_values.push_back(rust::String(v));
   }
-  return out;
 }
 
 void save_safetensors(

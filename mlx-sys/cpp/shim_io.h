@@ -5,10 +5,14 @@
 
 namespace mlx_sys {
 
-struct SafetensorsData;   // shared struct, defined by the bridge (src/ffi/io.rs)
-
 // Parses the header eagerly (bad files throw here); tensor data is read when evaluated.
-SafetensorsData load_safetensors(rust::Str path);
+// Appends names[i] / arrays[i] pairs and the metadata as parallel key/value lists.
+void load_safetensors(
+    rust::Str path,
+    rust::Vec<rust::String>& names,
+    std::vector<array>& arrays,
+    rust::Vec<rust::String>& metadata_keys,
+    rust::Vec<rust::String>& metadata_values);
 // names[i] is the key of arrays[i]; metadata is given as parallel key/value lists.
 void save_safetensors(
     rust::Str path,

@@ -1,5 +1,4 @@
 #include "shim_ops.h"
-#include "mlx-sys/src/ffi/ops.rs.h"
 
 #include <stdexcept>
 

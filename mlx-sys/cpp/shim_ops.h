@@ -5,12 +5,84 @@
 
 namespace mlx_sys {
 
-// Shared enums, defined by the bridge (src/ffi/ops.rs).
-enum class UnaryOp : std::uint8_t;
-enum class BinaryOp : std::uint8_t;
-enum class ReduceOp : std::uint8_t;
-enum class ArgReduceOp : std::uint8_t;
-enum class SortOp : std::uint8_t;
+// Op selectors. The bridge (src/ffi/ops.rs) repeats them as extern shared enums and cxx
+// checks at compile time that both sides agree.
+enum class UnaryOp : std::uint8_t {
+  Abs,
+  Negative,
+  Sign,
+  Exp,
+  Expm1,
+  Log,
+  Log1p,
+  Log2,
+  Log10,
+  Sqrt,
+  Rsqrt,
+  Square,
+  Reciprocal,
+  Sigmoid,
+  Tanh,
+  Sin,
+  Cos,
+  Erf,
+  Floor,
+  Ceil,
+  Round,
+  LogicalNot,
+  IsNan,
+  IsInf,
+  IsFinite,
+  Copy,
+  StopGradient,
+};
+
+enum class BinaryOp : std::uint8_t {
+  Add,
+  Subtract,
+  Multiply,
+  Divide,
+  FloorDivide,
+  Remainder,
+  Power,
+  Maximum,
+  Minimum,
+  Equal,
+  NotEqual,
+  Greater,
+  GreaterEqual,
+  Less,
+  LessEqual,
+  LogicalAnd,
+  LogicalOr,
+  LogAddExp,
+  Arctan2,
+};
+
+enum class ReduceOp : std::uint8_t {
+  Sum,
+  Mean,
+  Max,
+  Min,
+  Prod,
+  All,
+  Any,
+  LogSumExp,
+  Var,
+};
+
+enum class ArgReduceOp : std::uint8_t {
+  Argmax,
+  Argmin,
+};
+
+enum class SortOp : std::uint8_t {
+  Sort,
+  Argsort,
+  Partition,
+  Argpartition,
+  Topk,
+};
 
 std::unique_ptr<array> unary(UnaryOp op, const array& a);
 std::unique_ptr<array> binary(BinaryOp op, const array& a, const array& b);

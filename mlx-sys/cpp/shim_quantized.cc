@@ -1,6 +1,6 @@
 #include "shim_quantized.h"
-#include "mlx-sys/src/ffi/quantized.rs.h"
 
+#include <stdexcept>
 #include <string>
 
 namespace mlx_sys {

@@ -5,7 +5,12 @@
 
 namespace mlx_sys {
 
-struct OptionalInt;   // shared struct, defined by the bridge (src/ffi/quantized.rs)
+// std::optional<int> across the bridge; mirrored by the #[repr(C)] Rust struct of the same
+// name in src/ffi/quantized.rs (a cxx "trivial" extern type).
+struct OptionalInt {
+  bool present;
+  std::int32_t value;
+};
 
 // Optional arrays are nullable pointers (null = std::nullopt); `mode` is MLX's mode name
 // ("affine", "mxfp4", "mxfp8", "nvfp4").

@@ -1,5 +1,4 @@
 #include "shim_stream.h"
-#include "mlx-sys/src/ffi/stream.rs.h"
 
 #include <stdexcept>
 #include <string>
@@ -10,84 +9,86 @@ namespace mc = mlx::core;
 
 namespace {
 
-mc::Device to_device(DeviceHandle d) {
-  switch (d.kind) {
-    case DeviceKind::Cpu: return mc::Device(mc::Device::cpu, d.index);
-    case DeviceKind::Gpu: return mc::Device(mc::Device::gpu, d.index);
+mc::Device to_device(DeviceKind kind, std::int32_t index) {
+  switch (kind) {
+    case DeviceKind::Cpu: return mc::Device(mc::Device::cpu, index);
+    case DeviceKind::Gpu: return mc::Device(mc::Device::gpu, index);
   }
   throw std::invalid_argument("[mlx-sys] unknown device kind");
 }
 
-DeviceHandle from_device(const mc::Device& d) {
-  DeviceHandle h;
-  h.kind = d.type == mc::Device::cpu ? DeviceKind::Cpu : DeviceKind::Gpu;
-  h.index = d.index;
-  return h;
+DeviceKind kind_of(const mc::Device& d) {
+  return d.type == mc::Device::cpu ? DeviceKind::Cpu : DeviceKind::Gpu;
 }
 
-StreamHandle from_stream(const mc::Stream& s) {
-  StreamHandle h;
-  h.index = s.index;
-  h.device = from_device(s.device);
-  return h;
-}
-
-// Only streams MLX knows about: an invented index would create a stream thread on demand.
-mc::Stream to_stream(StreamHandle s) {
-  for (auto& known : mc::get_streams()) {
-    if (known.index == s.index) {
-      if (known.device != to_device(s.device)) {
-        throw std::invalid_argument("[mlx-sys] stream handle has the wrong device");
-      }
-      return known;
+// Only streams MLX made: an invented index would make a stream thread on demand.
+mc::Stream known_stream(std::int32_t index) {
+  for (auto& s : mc::get_streams()) {
+    if (s.index == index) {
+      return s;
     }
   }
-  throw std::invalid_argument("[mlx-sys] unknown stream index " + std::to_string(s.index));
+  throw std::invalid_argument("[mlx-sys] unknown stream index " + std::to_string(index));
 }
 
 } // namespace
 
-DeviceHandle default_device() {
+DeviceKind default_device_kind() {
   MLX_SYS_LOCK;
-  return from_device(mc::default_device());
+  return kind_of(mc::default_device());
 }
 
-void set_default_device(DeviceHandle d) {
+std::int32_t default_device_index() {
   MLX_SYS_LOCK;
-  auto device = to_device(d);
+  return mc::default_device().index;
+}
+
+void set_default_device(DeviceKind kind, std::int32_t index) {
+  MLX_SYS_LOCK;
+  auto device = to_device(kind, index);
   if (!mc::is_available(device)) {
     throw std::invalid_argument("[set_default_device] device is not available in this build");
   }
   mc::set_default_device(device);
 }
 
-bool device_is_available(DeviceHandle d) {
+bool device_is_available(DeviceKind kind, std::int32_t index) {
   MLX_SYS_LOCK;
-  return mc::is_available(to_device(d));
+  return mc::is_available(to_device(kind, index));
 }
 
-StreamHandle default_stream(DeviceHandle d) {
+std::int32_t default_stream(DeviceKind kind, std::int32_t index) {
   MLX_SYS_LOCK;
-  return from_stream(mc::default_stream(to_device(d)));
+  return mc::default_stream(to_device(kind, index)).index;
 }
 
-StreamHandle new_stream(DeviceHandle d) {
+std::int32_t new_stream(DeviceKind kind, std::int32_t index) {
   MLX_SYS_LOCK;
-  auto device = to_device(d);
+  auto device = to_device(kind, index);
   if (!mc::is_available(device)) {
     throw std::invalid_argument("[new_stream] device is not available in this build");
   }
-  return from_stream(mc::new_stream(device));
+  return mc::new_stream(device).index;
 }
 
-void set_default_stream(StreamHandle s) {
+DeviceKind stream_device_kind(std::int32_t stream) {
   MLX_SYS_LOCK;
-  mc::set_default_stream(to_stream(s));
+  return kind_of(known_stream(stream).device);
 }
 
-void synchronize(StreamHandle s) {
+std::int32_t stream_device_index(std::int32_t stream) {
   MLX_SYS_LOCK;
-  mc::synchronize(to_stream(s));
+  return known_stream(stream).device.index;
+}
+
+void set_default_stream(std::int32_t stream) {
+  MLX_SYS_LOCK;
+  mc::set_default_stream(known_stream(stream));
+}
+
+void synchronize(std::int32_t stream) {
+  MLX_SYS_LOCK;
+  mc::synchronize(known_stream(stream));
 }
 
 void synchronize_default() {

@@ -2,22 +2,21 @@
 
 #[cxx::bridge(namespace = "mlx_sys")]
 pub mod ffi {
-    /// Result of `load_safetensors`: `names[i]` names `arrays[i]`; metadata as parallel lists.
-    struct SafetensorsData {
-        names: Vec<String>,
-        arrays: UniquePtr<CxxVector<array>>,
-        metadata_keys: Vec<String>,
-        metadata_values: Vec<String>,
-    }
-
     unsafe extern "C++" {
         include!("shim_io.h");
 
         #[namespace = "mlx::core"]
         type array = crate::ffi::array::ffi::array;
 
-        /// Parses the header now (bad files fail here); data is read when the arrays are evaluated.
-        fn load_safetensors(path: &str) -> Result<SafetensorsData>;
+        /// Parses the header now (bad files fail here); data is read when the arrays are
+        /// evaluated. Appends `names[i]`/`arrays[i]` pairs and metadata key/value lists.
+        fn load_safetensors(
+            path: &str,
+            names: &mut Vec<String>,
+            arrays: Pin<&mut CxxVector<array>>,
+            metadata_keys: &mut Vec<String>,
+            metadata_values: &mut Vec<String>,
+        ) -> Result<()>;
         fn save_safetensors(
             path: &str,
             names: &Vec<String>,

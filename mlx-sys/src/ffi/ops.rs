@@ -2,6 +2,9 @@
 //! creation and matmul. Families of same-signature ops are selected by a shared enum so the
 //! bridge stays small; each variant maps to the MLX function of the same name.
 //!
+//! The selector enums are defined in `cpp/shim_ops.h` (extern shared enums), so the shim does
+//! not depend on where the build puts cxx's generated headers.
+//!
 //! Flags named `all_axes` select MLX's overload without an axis argument (over all axes).
 
 #[cxx::bridge(namespace = "mlx_sys")]
@@ -98,6 +101,13 @@ pub mod ffi {
 
         #[namespace = "mlx::core"]
         type array = crate::ffi::array::ffi::array;
+
+        // Defined in shim_ops.h; cxx checks the variants match.
+        type UnaryOp;
+        type BinaryOp;
+        type ReduceOp;
+        type ArgReduceOp;
+        type SortOp;
 
         fn unary(op: UnaryOp, a: &array) -> Result<UniquePtr<array>>;
         fn binary(op: BinaryOp, a: &array, b: &array) -> Result<UniquePtr<array>>;

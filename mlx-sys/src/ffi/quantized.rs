@@ -5,18 +5,13 @@
 
 #[cxx::bridge(namespace = "mlx_sys")]
 pub mod ffi {
-    /// `std::optional<int>` across the bridge.
-    #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-    struct OptionalInt {
-        present: bool,
-        value: i32,
-    }
-
     unsafe extern "C++" {
         include!("shim_quantized.h");
 
         #[namespace = "mlx::core"]
         type array = crate::ffi::array::ffi::array;
+
+        type OptionalInt = super::OptionalInt;
 
         /// Returns `[w_q, scales]` or `[w_q, scales, biases]` (affine).
         unsafe fn quantize(
@@ -71,7 +66,22 @@ pub mod ffi {
     }
 }
 
-impl ffi::OptionalInt {
+/// `std::optional<int>` across the bridge (same layout as `mlx_sys::OptionalInt` in C++).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct OptionalInt {
+    pub present: bool,
+    pub value: i32,
+}
+
+// SAFETY: shim_quantized.h defines `mlx_sys::OptionalInt` as { bool; int32_t; }, plain data
+// with the same layout as this #[repr(C)] struct.
+unsafe impl cxx::ExternType for OptionalInt {
+    type Id = cxx::type_id!("mlx_sys::OptionalInt");
+    type Kind = cxx::kind::Trivial;
+}
+
+impl OptionalInt {
     pub fn from_option(v: Option<i32>) -> Self {
         match v {
             Some(value) => Self { present: true, value },

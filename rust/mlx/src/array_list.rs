@@ -34,12 +34,12 @@ impl ArrayList {
         Ok(ArrayList { inner })
     }
 
-    pub(crate) fn from_raw(inner: UniquePtr<CxxVector<sys::array>>) -> Option<Self> {
-        (!inner.is_null()).then_some(ArrayList { inner })
-    }
-
     pub(crate) fn raw(&self) -> &CxxVector<sys::array> {
         &self.inner
+    }
+
+    pub(crate) fn raw_mut(&mut self) -> std::pin::Pin<&mut CxxVector<sys::array>> {
+        self.inner.pin_mut()
     }
 
     pub(crate) fn to_arrays(&self) -> Result<Vec<Array>> {

@@ -23,12 +23,12 @@ fn path_str(path: &Path) -> Result<&str> {
 /// Reads the header of `path` now (a missing, truncated or malformed file is an `Err`
 /// here); tensor data is read from the file when the arrays are evaluated.
 pub fn load_safetensors(path: impl AsRef<Path>) -> Result<Safetensors> {
-    let data = sys::load_safetensors(path_str(path.as_ref())?)?;
-    let arrays = ArrayList::from_raw(data.arrays)
-        .ok_or_else(|| Error::Mlx("load_safetensors returned no arrays".into()))?
-        .to_arrays()?;
-    let tensors = data.names.into_iter().zip(arrays).collect();
-    let metadata = data.metadata_keys.into_iter().zip(data.metadata_values).collect();
+    let path = path_str(path.as_ref())?;
+    let (mut names, mut keys, mut values) = (Vec::new(), Vec::new(), Vec::new());
+    let mut list = ArrayList::new();
+    sys::load_safetensors(path, &mut names, list.raw_mut(), &mut keys, &mut values)?;
+    let tensors = names.into_iter().zip(list.to_arrays()?).collect();
+    let metadata = keys.into_iter().zip(values).collect();
     Ok(Safetensors { tensors, metadata })
 }
 

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use mlx_sys::ffi::quantized::ffi::{self as sys, OptionalInt};
+use mlx_sys::ffi::quantized::{ffi as sys, OptionalInt};
 
 use crate::array_list::ArrayList;
 use crate::ops::opt_ptr;

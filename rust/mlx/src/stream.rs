@@ -6,7 +6,7 @@
 
 use std::marker::PhantomData;
 
-use mlx_sys::ffi::stream::ffi::{self as sys, DeviceHandle, DeviceKind, StreamHandle};
+use mlx_sys::ffi::stream::ffi::{self as sys, DeviceKind};
 
 use crate::Result;
 
@@ -36,72 +36,73 @@ impl Device {
 
     /// The default device of ops (GPU if the build has one, else CPU).
     pub fn default_device() -> Device {
-        Device::from_handle(sys::default_device())
+        Device::from_raw(sys::default_device_kind(), sys::default_device_index())
     }
 
     /// Makes this the default device (errors if the build lacks it).
     pub fn set_default(self) -> Result<()> {
-        Ok(sys::set_default_device(self.handle())?)
+        Ok(sys::set_default_device(self.raw_kind(), self.index)?)
     }
 
     pub fn is_available(self) -> bool {
-        sys::device_is_available(self.handle()).unwrap_or(false)
+        sys::device_is_available(self.raw_kind(), self.index).unwrap_or(false)
     }
 
-    fn handle(self) -> DeviceHandle {
-        let kind = match self.kind {
+    fn raw_kind(self) -> DeviceKind {
+        match self.kind {
             DeviceType::Cpu => DeviceKind::Cpu,
             DeviceType::Gpu => DeviceKind::Gpu,
-        };
-        DeviceHandle { kind, index: self.index }
+        }
     }
 
-    fn from_handle(h: DeviceHandle) -> Device {
-        let kind = if h.kind == DeviceKind::Gpu { DeviceType::Gpu } else { DeviceType::Cpu };
-        Device { kind, index: h.index }
+    fn from_raw(kind: DeviceKind, index: i32) -> Device {
+        let kind = if kind == DeviceKind::Gpu { DeviceType::Gpu } else { DeviceType::Cpu };
+        Device { kind, index }
     }
 }
 
 /// An MLX stream (a queue of work on one device), usable on the thread that got it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Stream {
-    handle: StreamHandle,
+    index: i32,
+    device: Device,
     // Streams are per thread in MLX v0.32: keep them on their thread.
     _thread_bound: PhantomData<*const ()>,
 }
 
 impl Stream {
-    fn from_handle(handle: StreamHandle) -> Stream {
-        Stream { handle, _thread_bound: PhantomData }
+    fn from_index(index: i32) -> Result<Stream> {
+        let device = Device::from_raw(sys::stream_device_kind(index)?, sys::stream_device_index(index)?);
+        Ok(Stream { index, device, _thread_bound: PhantomData })
     }
 
     /// This thread's default stream on `device` (made on first use).
     pub fn default_for(device: Device) -> Result<Stream> {
-        Ok(Stream::from_handle(sys::default_stream(device.handle())?))
+        Stream::from_index(sys::default_stream(device.raw_kind(), device.index)?)
     }
 
     /// A new stream on `device`, owned by this thread.
     pub fn new(device: Device) -> Result<Stream> {
-        Ok(Stream::from_handle(sys::new_stream(device.handle())?))
+        Stream::from_index(sys::new_stream(device.raw_kind(), device.index)?)
     }
 
     pub fn device(&self) -> Device {
-        Device::from_handle(self.handle.device)
+        self.device
     }
 
     /// MLX's index of the stream (unique in the process).
     pub fn index(&self) -> i32 {
-        self.handle.index
+        self.index
     }
 
     /// Waits for all work queued on this stream; returns an error a kernel raised there.
     pub fn synchronize(&self) -> Result<()> {
-        Ok(sys::synchronize(self.handle)?)
+        Ok(sys::synchronize(self.index)?)
     }
 
     /// Makes this stream the default of its device for this thread (until changed).
     pub fn set_default(&self) -> Result<()> {
-        Ok(sys::set_default_stream(self.handle)?)
+        Ok(sys::set_default_stream(self.index)?)
     }
 }
 
