@@ -1,0 +1,161 @@
+//! One side of an A/B comparison: which patches, which MLX source, which extra patch files. An
+//! arm is realized as a build of this crate's binary against that MLX, in its own cargo target
+//! directory under the cache (two MLX builds cannot share one process).
+
+use crate::cache_dir;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// This project's patch ids, in series order; each is a cargo feature of this crate.
+pub const PATCH_IDS: [&str; 3] = ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"];
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ArmSpec {
+    /// Patch ids (cargo features), in series order; empty = stock MLX.
+    pub patches: Vec<String>,
+    /// An MLX checkout to build instead of the pinned v0.32.4 source.
+    pub src: Option<PathBuf>,
+    /// Patch files applied after the series (`MLX_EXTRA_PATCHES`).
+    pub extra_patches: Vec<PathBuf>,
+}
+
+/// `all`, `none`, or a comma-separated list of patch ids.
+pub fn parse_patch_list(text: &str) -> Result<Vec<String>, String> {
+    let text = text.trim();
+    if text == "all" {
+        return Ok(PATCH_IDS.map(String::from).to_vec());
+    }
+    if text == "none" || text.is_empty() {
+        return Ok(Vec::new());
+    }
+    let requested: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
+    for id in &requested {
+        if !PATCH_IDS.contains(id) {
+            return Err(format!("unknown patch id `{id}`; known: {}, or all / none", PATCH_IDS.join(", ")));
+        }
+    }
+    // Series order, whatever order was typed.
+    Ok(PATCH_IDS.iter().filter(|id| requested.contains(id)).map(|s| s.to_string()).collect())
+}
+
+impl ArmSpec {
+    /// Checks the paths and makes them absolute.
+    pub fn new(patches: Vec<String>, src: Option<PathBuf>, extra: Vec<PathBuf>) -> Result<Self, String> {
+        let src = match src {
+            Some(dir) => {
+                let dir = cache_dir::absolute(dir)?;
+                if !dir.join("mlx/mlx.h").is_file() {
+                    return Err(format!("{} is not an MLX checkout (no mlx/mlx.h)", dir.display()));
+                }
+                Some(dir)
+            }
+            None => None,
+        };
+        let mut extra_patches = Vec::new();
+        for file in extra {
+            let file = cache_dir::absolute(file)?;
+            if !file.is_file() {
+                return Err(format!("extra patch {} does not exist", file.display()));
+            }
+            extra_patches.push(file);
+        }
+        Ok(ArmSpec { patches, src, extra_patches })
+    }
+
+    /// Short human label: `stock`, `all patches`, `eval-walk + fix.patch`, `... @ /path`.
+    pub fn label(&self) -> String {
+        let mut parts = Vec::new();
+        match self.patches.len() {
+            0 => parts.push("stock".to_string()),
+            n if n == PATCH_IDS.len() => parts.push("all patches".to_string()),
+            _ => parts.push(self.patches.join(" + ")),
+        }
+        for extra in &self.extra_patches {
+            parts.push(file_name(extra));
+        }
+        let mut label = parts.join(" + ");
+        if let Some(src) = &self.src {
+            label.push_str(&format!(" @ {}", src.display()));
+        }
+        label
+    }
+
+    pub fn cargo_features(&self) -> String {
+        self.patches.join(",")
+    }
+
+    /// Identifies the arm's build directory: features, source path and extra patches' bytes.
+    /// (The source tree's content is keyed by mlx-sys's own MLX build cache.)
+    pub fn hash(&self) -> Result<String, String> {
+        let mut hasher = Sha256::new();
+        hasher.update(format!("features={}\n", self.cargo_features()));
+        hasher.update(format!(
+            "src={}\n",
+            self.src.as_deref().map_or("pinned".to_string(), |p| p.display().to_string())
+        ));
+        for file in &self.extra_patches {
+            let bytes = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+            hasher.update(format!("extra={} {}\n", file_name(file), hex(&Sha256::digest(&bytes))));
+        }
+        Ok(hex(&hasher.finalize())[..16].to_string())
+    }
+
+    /// Environment for the arm's cargo build: set what the arm asks for, clear the rest (so a
+    /// variable in the caller's environment cannot leak into the other arm).
+    pub fn build_env(&self) -> Result<Vec<(&'static str, Option<std::ffi::OsString>)>, String> {
+        let extra = if self.extra_patches.is_empty() {
+            None
+        } else {
+            Some(std::env::join_paths(&self.extra_patches).map_err(|e| format!("extra patch paths: {e}"))?)
+        };
+        Ok(vec![
+            ("MLX_SRC_DIR", self.src.as_ref().map(|p| p.clone().into_os_string())),
+            ("MLX_EXTRA_PATCHES", extra),
+        ])
+    }
+}
+
+pub fn file_name(path: &Path) -> String {
+    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+}
+
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patch_lists() {
+        assert_eq!(parse_patch_list("all").unwrap(), PATCH_IDS.to_vec());
+        assert!(parse_patch_list("none").unwrap().is_empty());
+        assert_eq!(
+            parse_patch_list("eval-walk, gather-qmm-tiles").unwrap(),
+            vec!["gather-qmm-tiles", "eval-walk"]
+        );
+        assert!(parse_patch_list("eval-walk,bogus").unwrap_err().contains("bogus"));
+    }
+
+    #[test]
+    fn hash_covers_features_and_extra_patch_bytes() {
+        let stock = ArmSpec::new(vec![], None, vec![]).unwrap();
+        let all = ArmSpec::new(parse_patch_list("all").unwrap(), None, vec![]).unwrap();
+        assert_ne!(stock.hash().unwrap(), all.hash().unwrap());
+        assert_eq!(stock.hash().unwrap(), ArmSpec::new(vec![], None, vec![]).unwrap().hash().unwrap());
+        let dir = std::env::temp_dir().join(format!("mlx-ab-arm-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let patch = dir.join("x.patch");
+        std::fs::write(&patch, "one").unwrap();
+        let with_extra = ArmSpec::new(vec![], None, vec![patch.clone()]).unwrap();
+        let first = with_extra.hash().unwrap();
+        assert_ne!(first, stock.hash().unwrap());
+        std::fs::write(&patch, "two").unwrap();
+        assert_ne!(first, with_extra.hash().unwrap());
+        assert_eq!(with_extra.label(), "stock + x.patch");
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(ArmSpec::new(vec![], None, vec![patch]).is_err());
+    }
+}

@@ -1,0 +1,243 @@
+//! Builds an arm: this crate's binary with the arm's cargo features and MLX environment, in the
+//! arm's own target directory under the cache. Cargo's JSON messages drive a progress bar;
+//! while mlx-sys builds MLX itself (minutes when cold), mlx-sys draws its own object counter on
+//! the terminal, so this bar steps aside until it is done.
+
+use crate::arm::ArmSpec;
+use crate::{cache_dir, ui};
+use indicatif::{ProgressBar, ProgressDrawTarget};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+pub struct BuiltArm {
+    pub binary: PathBuf,
+    pub target_dir: PathBuf,
+}
+
+const UNITS_FILE: &str = "mlx-ab-units";
+const LOG_FILE: &str = "mlx-ab-build.log";
+
+fn cargo() -> String {
+    std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
+}
+
+pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
+    let workspace = cache_dir::workspace()?;
+    let hash = spec.hash()?;
+    let target_dir = cache_dir::root()?.join("arms").join(&hash);
+    std::fs::create_dir_all(&target_dir).map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
+    std::fs::write(
+        target_dir.join("ARM.json"),
+        serde_json::to_string_pretty(spec).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| format!("writing arm description: {e}"))?;
+
+    let expected_units = std::fs::read_to_string(target_dir.join(UNITS_FILE))
+        .ok()
+        .and_then(|s| s.trim().parse().ok())
+        .or_else(|| estimate_units(&workspace, spec).ok())
+        .unwrap_or(100);
+    let bar = ui::bar(expected_units, &format!("build {arm_name}"), "units");
+    bar.set_message(spec.label());
+
+    let mut command = Command::new(cargo());
+    command
+        .current_dir(&workspace)
+        .args(["build", "--release", "-p", "mlx-ab", "--no-default-features"])
+        .args(["--message-format", "json-render-diagnostics", "--target-dir"])
+        .arg(&target_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if !spec.patches.is_empty() {
+        command.args(["--features", &spec.cargo_features()]);
+    }
+    for (name, value) in spec.build_env()? {
+        match value {
+            Some(value) => command.env(name, value),
+            None => command.env_remove(name),
+        };
+    }
+    // When run under `cargo test`, the outer cargo's jobserver is not meant for this build.
+    for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
+        command.env_remove(name);
+    }
+    let mut child = command.spawn().map_err(|e| format!("running {}: {e}", cargo()))?;
+
+    let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+    let stderr_thread = {
+        let stderr = child.stderr.take().unwrap();
+        let tail = stderr_tail.clone();
+        let log = target_dir.join(LOG_FILE);
+        std::thread::spawn(move || collect_stderr(stderr, &tail, &log))
+    };
+    let watcher = MlxBuildWatcher::start(bar.clone(), cache_dir::root()?.join("builds"));
+    let mut units = 0u64;
+    let mut success = false;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let Ok(line) = line else { break };
+        let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
+        match message["reason"].as_str() {
+            Some("compiler-artifact") | Some("build-script-executed") => {
+                units += 1;
+                bar.set_position(units.min(bar.length().unwrap_or(units)));
+                if let Some(name) = message["target"]["name"].as_str().or_else(|| package_name(&message)) {
+                    bar.set_message(format!("{} ({name})", spec.label()));
+                }
+            }
+            Some("build-finished") => success = message["success"].as_bool() == Some(true),
+            _ => {}
+        }
+    }
+    let status = child.wait().map_err(|e| format!("waiting for cargo: {e}"))?;
+    drop(watcher);
+    let _ = stderr_thread.join();
+    bar.finish_and_clear();
+    if !status.success() || !success {
+        let tail: Vec<String> = stderr_tail.lock().unwrap().iter().cloned().collect();
+        return Err(format!(
+            "building arm {arm_name} ({}) failed ({status}). Last lines of cargo's output:\n{}\n\
+             Full log: {}",
+            spec.label(),
+            tail.join("\n"),
+            target_dir.join(LOG_FILE).display()
+        ));
+    }
+    let _ = std::fs::write(target_dir.join(UNITS_FILE), units.to_string());
+    let binary = target_dir.join("release").join(format!("mlx-ab{}", std::env::consts::EXE_SUFFIX));
+    if !binary.is_file() {
+        return Err(format!("cargo finished but {} is missing", binary.display()));
+    }
+    Ok(BuiltArm { binary, target_dir })
+}
+
+fn package_name(message: &serde_json::Value) -> Option<&str> {
+    message["package_id"].as_str().and_then(|id| id.rsplit('/').next())
+}
+
+fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path) {
+    let mut full = String::new();
+    for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        full.push_str(&line);
+        full.push('\n');
+        let mut tail = tail.lock().unwrap();
+        if tail.len() == 60 {
+            tail.pop_front();
+        }
+        tail.push_back(line);
+    }
+    let _ = std::fs::write(log, full);
+}
+
+/// Hides the bar while an MLX cmake build (a `.partial` entry of the MLX build cache) is in
+/// progress, since mlx-sys then draws its own counter on the terminal.
+struct MlxBuildWatcher {
+    stop: Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl MlxBuildWatcher {
+    fn start(bar: ProgressBar, builds: PathBuf) -> Self {
+        use std::sync::atomic::Ordering;
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || {
+            let mut hidden = false;
+            while !flag.load(Ordering::Relaxed) {
+                let building = mlx_build_in_progress(&builds);
+                if building && !hidden {
+                    ui::note(Some(&bar), "building MLX with cmake (a cold build takes several minutes; cached afterwards)");
+                    bar.set_draw_target(ProgressDrawTarget::hidden());
+                    hidden = true;
+                } else if !building && hidden {
+                    bar.set_draw_target(ProgressDrawTarget::stderr());
+                    hidden = false;
+                }
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            if hidden {
+                bar.set_draw_target(ProgressDrawTarget::stderr());
+            }
+        });
+        MlxBuildWatcher { stop, thread: Some(thread) }
+    }
+}
+
+impl Drop for MlxBuildWatcher {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+fn mlx_build_in_progress(builds: &Path) -> bool {
+    std::fs::read_dir(builds).into_iter().flatten().flatten().any(|entry| {
+        entry.path().extension().is_some_and(|x| x == "partial") && entry.path().join("build").is_dir()
+    })
+}
+
+/// Units cargo will report for a cold build: every package mlx-ab reaches through normal and
+/// build dependencies, plus two per build script (compiled, then run).
+fn estimate_units(workspace: &Path, spec: &ArmSpec) -> Result<u64, String> {
+    let mut command = Command::new(cargo());
+    command
+        .current_dir(workspace)
+        .args(["metadata", "--format-version", "1", "--offline", "--no-default-features"]);
+    if !spec.patches.is_empty() {
+        command.args(["--features", &spec.cargo_features()]);
+    }
+    let output = command.stderr(Stdio::null()).output().map_err(|e| e.to_string())?;
+    let metadata: serde_json::Value =
+        serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
+    let build_scripts: HashSet<&str> = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| {
+            p["targets"].as_array().into_iter().flatten().any(|t| {
+                t["kind"].as_array().into_iter().flatten().any(|k| k == "custom-build")
+            })
+        })
+        .filter_map(|p| p["id"].as_str())
+        .collect();
+    let nodes: HashMap<&str, Vec<&str>> = metadata["resolve"]["nodes"]
+        .as_array()
+        .ok_or("no resolve graph")?
+        .iter()
+        .filter_map(|n| {
+            let deps = n["deps"]
+                .as_array()?
+                .iter()
+                .filter(|d| {
+                    d["dep_kinds"].as_array().into_iter().flatten().any(|k| k["kind"] != "dev")
+                })
+                .filter_map(|d| d["pkg"].as_str())
+                .collect();
+            Some((n["id"].as_str()?, deps))
+        })
+        .collect();
+    let root = metadata["packages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|p| p["name"] == "mlx-ab")
+        .and_then(|p| p["id"].as_str())
+        .ok_or("mlx-ab not in metadata")?;
+    let mut seen = HashSet::from([root]);
+    let mut stack = vec![root];
+    while let Some(id) = stack.pop() {
+        for dep in nodes.get(id).into_iter().flatten() {
+            if seen.insert(dep) {
+                stack.push(dep);
+            }
+        }
+    }
+    let scripts = seen.iter().filter(|id| build_scripts.contains(*id)).count();
+    Ok((seen.len() + 2 * scripts) as u64)
+}

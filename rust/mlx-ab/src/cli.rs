@@ -1,0 +1,130 @@
+//! Command line: subcommands and their options.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(version, about = "Build, run and compare MLX builds: stock against patched, or any two.")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Print, as JSON, the MLX this binary links: version, applied patches, source digest.
+    Info,
+    /// Write a synthetic checkpoint (config.json + model.safetensors) from a preset and a seed.
+    MakeModel {
+        #[arg(long)]
+        out: PathBuf,
+        /// One of the presets of `mlx-model` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense).
+        #[arg(long, default_value = "bench")]
+        preset: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Generate greedily; print the token ids and a SHA-256 of each step's logits.
+    Generate(GenerateArgs),
+    /// A/B two MLX builds on one model: identical tokens and logits? how much faster?
+    /// Exit status: 0 identical, 1 outputs differ, 2 error.
+    Run(RunArgs),
+    /// One arm's process (started by `run` and `generate`).
+    #[command(hide = true)]
+    Worker {
+        #[arg(long)]
+        job: PathBuf,
+    },
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Prompt token ids, comma separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub tokens: Vec<u32>,
+    #[arg(long)]
+    pub max_tokens: usize,
+    #[arg(long, default_value_t = 512)]
+    pub prefill_chunk: usize,
+    /// `all`, `none` or a comma-separated list of patch ids: build (or reuse) that MLX and run
+    /// there. Without it, the MLX this binary links.
+    #[arg(long)]
+    pub patches: Option<String>,
+    /// Also write the result as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+#[derive(Args)]
+pub struct RunArgs {
+    /// Checkpoint directory (mlx-lm layout). Default: the synthetic `--preset` model, written
+    /// once into the cache.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Synthetic model preset used when `--model` is not given.
+    #[arg(long, default_value = "bench")]
+    pub preset: String,
+    /// Seed of the synthetic model and of the prompt.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Prompt tokens. Default: twice the prefill chunk.
+    #[arg(long)]
+    pub prompt_len: Option<usize>,
+    /// Generated tokens (steps compared).
+    #[arg(long, default_value_t = 32)]
+    pub gen_len: usize,
+    /// Prefill chunk. Default: the smallest chunk giving >= 512 attention rows and >= 16 rows
+    /// per expert (chunk * experts_per_token / experts).
+    #[arg(long)]
+    pub prefill_chunk: Option<usize>,
+    /// Measured pairs (each runs A once and B once, in a balanced order). At least 6 are needed
+    /// for the sign test to reach p < 0.05.
+    #[arg(long, default_value_t = 8)]
+    pub pairs: usize,
+    /// Warm-up rounds before the pairs (each arm once per round; not measured).
+    #[arg(long, default_value_t = 1)]
+    pub warmup: usize,
+    #[command(flatten)]
+    pub a: ArmA,
+    #[command(flatten)]
+    pub b: ArmB,
+    /// Write the full report (every sample) as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Write the Markdown summary here (it is also printed on stdout).
+    #[arg(long)]
+    pub md: Option<PathBuf>,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub bootstrap_seed: u64,
+}
+
+/// Arm A: the baseline.
+#[derive(Args)]
+pub struct ArmA {
+    /// Patches of arm A: all, none, or ids separated by commas.
+    #[arg(id = "a_patches", value_name = "LIST", long = "a-patches", default_value = "none")]
+    pub patches: String,
+    /// MLX checkout to build arm A from instead of the pinned v0.32.4 source.
+    #[arg(id = "a_src", value_name = "PATH", long = "a-src")]
+    pub src: Option<PathBuf>,
+    /// Extra patch file applied to arm A's MLX after the series (repeatable).
+    #[arg(id = "a_extra_patch", value_name = "FILE", long = "a-extra-patch")]
+    pub extra_patch: Vec<PathBuf>,
+}
+
+/// Arm B: the candidate.
+#[derive(Args)]
+pub struct ArmB {
+    /// Patches of arm B: all, none, or ids separated by commas.
+    #[arg(id = "b_patches", value_name = "LIST", long = "b-patches", default_value = "all")]
+    pub patches: String,
+    /// MLX checkout to build arm B from instead of the pinned v0.32.4 source.
+    #[arg(id = "b_src", value_name = "PATH", long = "b-src")]
+    pub src: Option<PathBuf>,
+    /// Extra patch file applied to arm B's MLX after the series (repeatable).
+    #[arg(id = "b_extra_patch", value_name = "FILE", long = "b-extra-patch")]
+    pub extra_patch: Vec<PathBuf>,
+}

@@ -1,0 +1,152 @@
+//! The Markdown summary of a report, for a pull request description.
+
+use crate::report::{ArmReport, Report, Samples};
+use crate::stats::RatioSummary;
+use std::fmt::Write;
+
+pub fn render(r: &Report) -> String {
+    let (a, b) = (&r.arms.a, &r.arms.b);
+    let mut md = String::new();
+    let _ = writeln!(md, "### MLX A/B: {} (A) vs {} (B)\n", a.label, b.label);
+    let steps = r.workload.gen_len;
+    let vocab = r.workload.model.vocab_size;
+    if r.exit_status == 0 {
+        let _ = writeln!(
+            md,
+            "**Outputs identical.** Tokens and logits bit-identical in {0}/{0} pairs ({steps} steps × \
+             {vocab} logits per run); each arm reproduced itself bit for bit in every run.\n",
+            r.pairs
+        );
+    } else {
+        let differing = r.per_pair.iter().filter(|p| !p.comparison.logits_bitwise_equal || !p.comparison.tokens_equal).count();
+        let _ = writeln!(
+            md,
+            "**Outputs differ** in {differing}/{} pairs (tokens identical: {}, logits bit-identical: {}).",
+            r.pairs,
+            yes_no(r.token_identical),
+            yes_no(r.logits_bitwise_identical)
+        );
+        if let Some(d) = &r.first_divergence {
+            let _ = writeln!(
+                md,
+                "First divergence: pair {}, step {}: token A {} vs B {}, {} of {vocab} logits differ, \
+                 largest |Δ logit| {}. Over the steps with identical context: mean KL(A‖B) {} nats, \
+                 top-1 agreement {:.1}%.",
+                d.pair,
+                d.at.step,
+                token(d.at.token_a),
+                token(d.at.token_b),
+                d.at.differing_logits,
+                sci(d.at.max_abs_logit_diff),
+                d.kl_mean.map_or("n/a".into(), sci),
+                100.0 * d.top1_agreement
+            );
+        }
+        for (name, arm) in [("A", a), ("B", b)] {
+            if let Some(run) = arm.first_nondeterministic_run {
+                let _ = writeln!(md, "Arm {name} is not deterministic: its run {run} differs from its first run.");
+            }
+        }
+        md.push('\n');
+    }
+    let _ = writeln!(md, "| metric | A | B | B/A median [95% CI] | B>A / B<A (sign test p) |");
+    let _ = writeln!(md, "|---|---:|---:|---:|---:|");
+    row(&mut md, "prefill tokens/s", &a.prefill_tps, &b.prefill_tps, &r.ratio.prefill_tps, fixed1);
+    row(&mut md, "decode tokens/s", &a.decode_tps, &b.decode_tps, &r.ratio.decode_tps, fixed1);
+    row(&mut md, "peak memory", &a.peak_memory_bytes, &b.peak_memory_bytes, &r.ratio.peak_memory_bytes, mib);
+    let _ = writeln!(
+        md,
+        "\nMedians of {} pairs run in the balanced order {} after {} warm-up round(s); every sample is \
+         in the JSON report. CI: percentile bootstrap of the median of per-pair ratios ({} resamples).\n",
+        r.pairs,
+        abbreviate(&r.order),
+        r.warmup_rounds,
+        r.bootstrap.iterations
+    );
+    let _ = writeln!(md, "Workload: {}.\n", r.workload.describe());
+    for warning in &r.warnings {
+        let _ = writeln!(md, "> **Warning:** {warning}\n");
+    }
+    let p = &r.provenance;
+    let _ = writeln!(md, "<details><summary>Provenance</summary>\n");
+    arm_line(&mut md, "A", a);
+    arm_line(&mut md, "B", b);
+    let _ = writeln!(
+        md,
+        "- host: {} ({}, {} logical CPUs, {}), {}",
+        p.host.hostname,
+        p.host.cpu,
+        p.host.logical_cpus,
+        p.host.memory_bytes.map_or("memory ?".into(), |m| format!("{:.1} GiB", m as f64 / (1u64 << 30) as f64)),
+        p.host.os
+    );
+    let _ = writeln!(md, "- compilers: {}; {}", p.cxx_compiler, p.rustc);
+    let _ = writeln!(md, "- repository commit: {}; mlx-ab {}; date {}", p.repo_commit, p.mlx_ab_version, p.date);
+    let _ = writeln!(md, "\n</details>");
+    md
+}
+
+fn arm_line(md: &mut String, name: &str, arm: &ArmReport) {
+    let mlx = &arm.mlx;
+    let patches = if mlx.patches.is_empty() { "none".to_string() } else { mlx.patches.join(", ") };
+    let extra = if mlx.extra_patches.is_empty() { String::new() } else { format!(", extra patches: {}", mlx.extra_patches.join(", ")) };
+    let _ = writeln!(
+        md,
+        "- {name}: MLX {} ({} source, digest `{}`), patches: {patches}{extra}; build `{}`",
+        mlx.mlx_version,
+        mlx.source,
+        short(&mlx.source_digest),
+        mlx.build_key
+    );
+}
+
+fn row(md: &mut String, metric: &str, a: &Samples, b: &Samples, ratio: &RatioSummary, fmt: fn(f64) -> String) {
+    let value = |s: &Samples| s.median.map_or("n/a".into(), fmt);
+    let ratio_text = match (ratio.median, ratio.ci95) {
+        (Some(m), Some([lo, hi])) => format!("{m:.3} [{lo:.3}, {hi:.3}]"),
+        (Some(m), None) => format!("{m:.3}"),
+        _ => "n/a".into(),
+    };
+    let t = &ratio.sign_test;
+    let _ = writeln!(
+        md,
+        "| {metric} | {} | {} | {ratio_text} | {}/{} (p = {}) |",
+        value(a),
+        value(b),
+        t.greater,
+        t.less,
+        pval(t.p_value)
+    );
+}
+
+fn yes_no(v: bool) -> &'static str {
+    if v { "yes" } else { "no" }
+}
+
+fn token(t: Option<u32>) -> String {
+    t.map_or("(none)".into(), |t| t.to_string())
+}
+
+fn fixed1(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+fn mib(v: f64) -> String {
+    format!("{:.1} MiB", v / (1u64 << 20) as f64)
+}
+
+fn sci(v: f64) -> String {
+    if v.is_infinite() { "inf".into() } else if v == 0.0 { "0".into() } else { format!("{v:.3e}") }
+}
+
+fn pval(p: f64) -> String {
+    if p >= 0.01 { format!("{p:.3}") } else { format!("{p:.2e}") }
+}
+
+fn short(digest: &str) -> &str {
+    &digest[..digest.len().min(16)]
+}
+
+fn abbreviate(order: &str) -> String {
+    if order.len() <= 32 { order.to_string() } else { format!("{}…", &order[..32]) }
+}

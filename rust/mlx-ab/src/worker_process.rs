@@ -1,0 +1,119 @@
+//! The parent's handle on one arm's worker process: start it, send requests, read replies, and
+//! turn a crash into an error that quotes the worker's own stderr.
+
+use crate::info::Info;
+use crate::protocol::{Job, Reply, Request, RunResult};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+pub struct Worker {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    log: PathBuf,
+}
+
+pub struct Ready {
+    pub info: Info,
+    pub load_seconds: f64,
+}
+
+impl Worker {
+    /// Writes the job next to the log, starts `binary worker --job ...`, waits until the model is
+    /// loaded.
+    pub fn start(name: &str, binary: &Path, job: &Job, dir: &Path) -> Result<(Worker, Ready), String> {
+        let job_path = dir.join(format!("job-{name}.json"));
+        let log = dir.join(format!("worker-{name}.log"));
+        std::fs::write(&job_path, serde_json::to_vec_pretty(job).map_err(|e| e.to_string())?)
+            .map_err(|e| format!("writing {}: {e}", job_path.display()))?;
+        let log_file = std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let mut child = Command::new(binary)
+            .arg("worker")
+            .arg("--job")
+            .arg(&job_path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(log_file)
+            .spawn()
+            .map_err(|e| format!("starting worker {name} ({}): {e}", binary.display()))?;
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut worker = Worker { name: name.to_string(), child, stdin, stdout, log };
+        match worker.read_reply()? {
+            Reply::Ready { info, load_seconds } => Ok((worker, Ready { info, load_seconds })),
+            other => Err(worker.unexpected(other)),
+        }
+    }
+
+    pub fn run(&mut self, logits_path: Option<&Path>) -> Result<RunResult, String> {
+        self.send(&Request::Run { logits_path: logits_path.map(Path::to_path_buf) })?;
+        match self.read_reply()? {
+            Reply::Ran(result) => Ok(result),
+            other => Err(self.unexpected(other)),
+        }
+    }
+
+    /// Asks the worker to exit and waits for it.
+    pub fn quit(mut self) -> Result<(), String> {
+        self.send(&Request::Quit)?;
+        let status = self.child.wait().map_err(|e| e.to_string())?;
+        if !status.success() {
+            return Err(format!("worker {} exited with {status}{}", self.name, self.log_tail()));
+        }
+        Ok(())
+    }
+
+    fn send(&mut self, request: &Request) -> Result<(), String> {
+        let line = serde_json::to_string(request).map_err(|e| e.to_string())?;
+        writeln!(self.stdin, "{line}")
+            .and_then(|_| self.stdin.flush())
+            .map_err(|e| format!("worker {} is not listening ({e}){}", self.name, self.log_tail()))
+    }
+
+    /// The next protocol line; anything else the worker printed on stdout is skipped.
+    fn read_reply(&mut self) -> Result<Reply, String> {
+        loop {
+            let mut line = String::new();
+            let read = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
+            if read == 0 {
+                let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                return Err(format!("worker {} ended without replying ({status}){}", self.name, self.log_tail()));
+            }
+            if line.trim_start().starts_with('{') {
+                return match serde_json::from_str(&line) {
+                    Ok(Reply::Error { message }) => {
+                        Err(format!("worker {}: {message}{}", self.name, self.log_tail()))
+                    }
+                    Ok(reply) => Ok(reply),
+                    Err(e) => Err(format!("worker {} sent {line:?}: {e}", self.name)),
+                };
+            }
+        }
+    }
+
+    fn unexpected(&self, reply: Reply) -> String {
+        format!("worker {} sent an unexpected reply: {reply:?}", self.name)
+    }
+
+    fn log_tail(&self) -> String {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        if lines.is_empty() {
+            return String::new();
+        }
+        let tail = lines[lines.len().saturating_sub(20)..].join("\n");
+        format!("\nworker stderr ({}):\n{tail}", self.log.display())
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        // Still running only when the run is being abandoned on an error.
+        if let Ok(None) = self.child.try_wait() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
