@@ -1,0 +1,111 @@
+//! Greedy generation in the manner of mlx-lm's `generate_step`.
+
+use std::time::Instant;
+
+use mlx::{memory, ops, Array, Dtype};
+
+use crate::model::Model;
+use crate::{Error, Result};
+
+/// The outcome of [`generate`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generation {
+    /// The generated token ids (`max_tokens` of them).
+    pub tokens: Vec<u32>,
+    /// For each generated token, the logits it was chosen from: the whole vocabulary at the last
+    /// position, converted to f32 (exact for f32/f16/bf16 models). `logits[0]` comes from the
+    /// prompt's last token.
+    pub logits: Vec<Vec<f32>>,
+    pub prompt_tokens: usize,
+    /// Prompt processing, up to and including the first generated token.
+    pub prefill_seconds: f64,
+    /// The remaining `max_tokens - 1` steps.
+    pub decode_seconds: f64,
+    /// MLX's peak of active memory during the call (reset at its start).
+    pub peak_memory_bytes: usize,
+}
+
+impl Generation {
+    pub fn prefill_tokens_per_second(&self) -> f64 {
+        self.prompt_tokens as f64 / self.prefill_seconds
+    }
+
+    /// Decode speed over the steps after the first token (NaN with fewer than two tokens).
+    pub fn decode_tokens_per_second(&self) -> f64 {
+        (self.tokens.len() as f64 - 1.0) / self.decode_seconds
+    }
+}
+
+/// mlx-lm's step: last-position logits, log-probabilities, and the greedy token (argmax of the
+/// log-probabilities, as mlx-lm's greedy sampler takes it).
+fn step(model: &Model, tokens: &Array, cache: &mut crate::cache::Cache) -> Result<(Array, Array)> {
+    let h = model.hidden_states(tokens, cache)?;
+    let logits = model.logits(&h)?;
+    let s = logits.shape();
+    let last = ops::slice(&logits, &[0, s[1] - 1, 0], &s, &[1, 1, 1])?.reshape(&[1, s[2]])?;
+    let logprobs = ops::subtract(&last, &ops::logsumexp_all(&last, true)?)?;
+    let token = ops::argmax(&logprobs, -1, false)?;
+    Ok((last, token))
+}
+
+/// Generates `max_tokens` tokens greedily after `prompt`.
+///
+/// As mlx-lm's `generate_step`: all prompt tokens but the last are run through the model in
+/// chunks of at most `prefill_chunk` tokens, evaluating the KV cache after each chunk (and
+/// clearing MLX's buffer cache); the last prompt token then gives the first logits; each
+/// generated token is fed back one at a time.
+pub fn generate(model: &Model, prompt: &[u32], max_tokens: usize, prefill_chunk: usize) -> Result<Generation> {
+    if prompt.is_empty() {
+        return Err(Error::InvalidArgument("the prompt is empty".into()));
+    }
+    if prefill_chunk == 0 {
+        return Err(Error::InvalidArgument("prefill_chunk must be positive".into()));
+    }
+    let prompt_array = model.tokens_array(prompt)?;
+    memory::reset_peak_memory();
+    let mut cache = model.new_cache();
+    let mut tokens = Vec::with_capacity(max_tokens);
+    let mut logits = Vec::with_capacity(max_tokens);
+
+    let start = Instant::now();
+    let (body, last) = prompt.split_at(prompt.len() - 1);
+    for chunk in body.chunks(prefill_chunk) {
+        // Only the cache is evaluated: the chunk's logits are never computed, as in mlx-lm.
+        model.hidden_states(&model.tokens_array(chunk)?, &mut cache)?;
+        cache.eval()?;
+        memory::clear_cache();
+    }
+    drop(prompt_array);
+    let mut input = model.tokens_array(last)?;
+    let mut record = |cache: &mut crate::cache::Cache, input: &Array| -> Result<Array> {
+        let (l, token) = step(model, input, cache)?;
+        let l32 = l.astype(Dtype::Float32)?;
+        mlx::eval(&[&l32, &token])?;
+        logits.push(l32.to_vec::<f32>()?);
+        let id = token.item::<u32>()?;
+        tokens.push(id);
+        Ok(Array::from_slice(&[id], &[1, 1])?)
+    };
+    if max_tokens > 0 {
+        input = record(&mut cache, &input)?;
+    }
+    let prefill_seconds = start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    for n in 1..max_tokens {
+        input = record(&mut cache, &input)?;
+        if n % 256 == 0 {
+            memory::clear_cache();
+        }
+    }
+    let decode_seconds = start.elapsed().as_secs_f64();
+
+    Ok(Generation {
+        tokens,
+        logits,
+        prompt_tokens: prompt.len(),
+        prefill_seconds,
+        decode_seconds,
+        peak_memory_bytes: memory::peak_memory(),
+    })
+}

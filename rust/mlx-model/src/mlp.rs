@@ -1,0 +1,129 @@
+//! The feed-forward blocks: the dense SwiGLU MLP and the routed mixture of experts
+//! (mlx-lm's `Qwen3MoeSparseMoeBlock` over `SwitchGLU`).
+
+use mlx::{ops, Array};
+
+use crate::config::ModelConfig;
+use crate::layers::Weight;
+use crate::weights::Weights;
+use crate::Result;
+
+/// mlx-lm's `swiglu(gate, x)`: silu(gate) * x, with silu(g) = g * sigmoid(g).
+fn swiglu(gate: &Array, x: &Array) -> Result<Array> {
+    Ok(ops::multiply(&ops::silu(gate)?, x)?)
+}
+
+pub(crate) enum FeedForward {
+    Dense { gate_proj: Weight, up_proj: Weight, down_proj: Weight },
+    Moe(MoeBlock),
+}
+
+impl FeedForward {
+    pub(crate) fn load(weights: &mut Weights, c: &ModelConfig, layer: usize) -> Result<FeedForward> {
+        let path = format!("model.layers.{layer}.mlp");
+        if c.is_moe_layer(layer) {
+            return Ok(FeedForward::Moe(MoeBlock::load(weights, c, &path)?));
+        }
+        let q = c.quantization.as_ref();
+        let (dim, hidden) = (c.hidden_size as i32, c.intermediate_size as i32);
+        let mut linear = |name: &str, out: i32, inp: i32| Weight::load(weights, q, &format!("{path}.{name}"), &[], out, inp);
+        Ok(FeedForward::Dense {
+            gate_proj: linear("gate_proj", hidden, dim)?,
+            down_proj: linear("down_proj", dim, hidden)?,
+            up_proj: linear("up_proj", hidden, dim)?,
+        })
+    }
+
+    pub(crate) fn forward(&self, x: &Array) -> Result<Array> {
+        match self {
+            FeedForward::Dense { gate_proj, up_proj, down_proj } => {
+                down_proj.linear(&swiglu(&gate_proj.linear(x)?, &up_proj.linear(x)?)?)
+            }
+            FeedForward::Moe(moe) => moe.forward(x),
+        }
+    }
+}
+
+pub(crate) struct MoeBlock {
+    /// The router, `[num_experts, hidden]`.
+    gate: Weight,
+    /// Stacked expert weights, `[num_experts, out, in]`.
+    gate_proj: Weight,
+    up_proj: Weight,
+    down_proj: Weight,
+    num_experts: i32,
+    top_k: i32,
+    norm_topk_prob: bool,
+}
+
+/// mlx-lm's `SwitchGLU` sorts token-expert pairs by expert once there are at least this many
+/// (`indices.size >= 64` in the installed mlx-lm's switch_layers.py).
+const SORT_THRESHOLD: usize = 64;
+
+impl MoeBlock {
+    fn load(weights: &mut Weights, c: &ModelConfig, path: &str) -> Result<MoeBlock> {
+        let q = c.quantization.as_ref();
+        let (dim, hidden, e) = (c.hidden_size as i32, c.moe_intermediate_size as i32, c.num_experts as i32);
+        let gate = Weight::load(weights, q, &format!("{path}.gate"), &[], e, dim)?;
+        let mut experts = |name: &str, out: i32, inp: i32| {
+            Weight::load(weights, q, &format!("{path}.switch_mlp.{name}"), &[e], out, inp)
+        };
+        Ok(MoeBlock {
+            gate,
+            gate_proj: experts("gate_proj", hidden, dim)?,
+            up_proj: experts("up_proj", hidden, dim)?,
+            down_proj: experts("down_proj", dim, hidden)?,
+            num_experts: e,
+            top_k: c.num_experts_per_tok as i32,
+            norm_topk_prob: c.norm_topk_prob,
+        })
+    }
+
+    /// `x`: `[B, L, hidden]`.
+    fn forward(&self, x: &Array) -> Result<Array> {
+        let gates = ops::softmax(&self.gate.linear(x)?, &[-1], true)?;
+        let k = self.top_k;
+        // The k largest router probabilities (in argpartition's order, as mlx-lm takes them).
+        let parted = ops::argpartition(&gates, self.num_experts - k, -1)?;
+        let s = parted.shape();
+        let last = s.len() - 1;
+        let mut start = vec![0; s.len()];
+        start[last] = self.num_experts - k;
+        let inds = ops::stop_gradient(&ops::slice(&parted, &start, &s, &vec![1; s.len()])?)?;
+        let mut scores = ops::take_along_axis(&gates, &inds, -1)?;
+        if self.norm_topk_prob {
+            scores = ops::divide(&scores, &ops::sum(&scores, &[-1], true)?)?;
+        }
+        let y = self.switch_glu(x, &inds)?;
+        let weighted = ops::multiply(&y, &scores.expand_dims(&[-1])?)?;
+        Ok(ops::sum(&weighted, &[-2], false)?.astype(y.dtype())?)
+    }
+
+    /// SwitchGLU: every token through its k experts; `[B, L, hidden]` -> `[B, L, k, hidden]`.
+    fn switch_glu(&self, x: &Array, indices: &Array) -> Result<Array> {
+        let x = x.expand_dims(&[-2, -3])?;
+        let do_sort = indices.size() >= SORT_THRESHOLD;
+        let out = if do_sort {
+            // Gather the token rows in expert order so each expert's rows are contiguous.
+            let m = *indices.shape().last().expect("indices have a last axis");
+            let flat = indices.flatten(0, -1)?;
+            let order = ops::argsort(&flat, 0)?;
+            let inv_order = ops::argsort(&order, 0)?;
+            let rows = ops::floor_divide(&order, &Array::scalar(m as u32))?;
+            let xs = ops::take(&x.flatten(0, -3)?, &rows, 0)?;
+            let idx = ops::take(&flat, &order, 0)?;
+            let y = self.experts(&xs, &idx, true)?;
+            ops::unflatten(&ops::take(&y, &inv_order, 0)?, 0, &indices.shape())?
+        } else {
+            self.experts(&x, indices, false)?
+        };
+        Ok(ops::squeeze_axes(&out, &[-2])?)
+    }
+
+    fn experts(&self, x: &Array, idx: &Array, sorted: bool) -> Result<Array> {
+        let up = self.up_proj.gather_linear(x, idx, sorted)?;
+        let gate = self.gate_proj.gather_linear(x, idx, sorted)?;
+        self.down_proj.gather_linear(&swiglu(&gate, &up)?, idx, sorted)
+    }
+}
+

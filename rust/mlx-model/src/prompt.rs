@@ -1,0 +1,18 @@
+//! Deterministic prompts for synthetic models.
+
+/// `len` token ids in `[0, vocab_size)` from `seed` (splitmix64 on the host: the same ids on every
+/// machine and build, independent of MLX's random generator).
+pub fn synthetic_prompt(vocab_size: usize, len: usize, seed: u64) -> Vec<u32> {
+    assert!(vocab_size > 0 && vocab_size <= u32::MAX as usize, "vocab_size must be in 1..=u32::MAX");
+    let mut state = seed;
+    (0..len)
+        .map(|_| {
+            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+            z ^= z >> 31;
+            (z % vocab_size as u64) as u32
+        })
+        .collect()
+}
