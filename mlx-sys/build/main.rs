@@ -93,8 +93,10 @@ fn write_build_info(
 
 /// Compiles every bridge module in `src/ffi/` with every shim in `cpp/`.
 fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
-    let bridges = sorted_files(&manifest_dir.join("src/ffi"), "rs")?;
-    let shims = sorted_files(&manifest_dir.join("cpp"), "cc")?;
+    // Relative paths (the build script runs in the manifest dir): cxx places each generated
+    // header at `mlx-sys/<path>.h`, which the shims include.
+    let bridges = sorted_files(Path::new("src/ffi"), "rs")?;
+    let shims = sorted_files(Path::new("cpp"), "cc")?;
     println!("cargo:rerun-if-changed={}", manifest_dir.join("src/ffi").display());
     println!("cargo:rerun-if-changed={}", manifest_dir.join("cpp").display());
     if bridges.is_empty() {
