@@ -59,4 +59,3 @@ pub mod ffi {
     impl UniquePtr<array> {}
     impl CxxVector<array> {}
 }
-

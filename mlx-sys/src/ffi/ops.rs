@@ -126,15 +126,33 @@ pub mod ffi {
             keepdims: bool,
         ) -> Result<UniquePtr<array>>;
         /// Sort/Argsort ignore `k`; Partition/Argpartition take it as kth; Topk as the count.
-        fn sort_op(op: SortOp, a: &array, k: i32, axis: i32, all_axes: bool) -> Result<UniquePtr<array>>;
+        fn sort_op(
+            op: SortOp,
+            a: &array,
+            k: i32,
+            axis: i32,
+            all_axes: bool,
+        ) -> Result<UniquePtr<array>>;
 
-        fn softmax(a: &array, axes: &[i32], all_axes: bool, precise: bool) -> Result<UniquePtr<array>>;
-        fn cumsum(a: &array, axis: i32, reverse: bool, inclusive: bool) -> Result<UniquePtr<array>>;
+        fn softmax(
+            a: &array,
+            axes: &[i32],
+            all_axes: bool,
+            precise: bool,
+        ) -> Result<UniquePtr<array>>;
+        fn cumsum(a: &array, axis: i32, reverse: bool, inclusive: bool)
+            -> Result<UniquePtr<array>>;
         fn array_equal(a: &array, b: &array, equal_nan: bool) -> Result<UniquePtr<array>>;
         fn where_(cond: &array, x: &array, y: &array) -> Result<UniquePtr<array>>;
         fn astype(a: &array, dtype: u8) -> Result<UniquePtr<array>>;
         fn matmul(a: &array, b: &array) -> Result<UniquePtr<array>>;
-        fn addmm(c: &array, a: &array, b: &array, alpha: f32, beta: f32) -> Result<UniquePtr<array>>;
+        fn addmm(
+            c: &array,
+            a: &array,
+            b: &array,
+            alpha: f32,
+            beta: f32,
+        ) -> Result<UniquePtr<array>>;
         fn contiguous(a: &array) -> Result<UniquePtr<array>>;
 
         fn reshape(a: &array, shape: &[i32]) -> Result<UniquePtr<array>>;
@@ -147,7 +165,12 @@ pub mod ffi {
         fn flatten(a: &array, start_axis: i32, end_axis: i32) -> Result<UniquePtr<array>>;
         fn unflatten(a: &array, axis: i32, shape: &[i32]) -> Result<UniquePtr<array>>;
         fn broadcast_to(a: &array, shape: &[i32]) -> Result<UniquePtr<array>>;
-        fn slice(a: &array, start: &[i32], stop: &[i32], strides: &[i32]) -> Result<UniquePtr<array>>;
+        fn slice(
+            a: &array,
+            start: &[i32],
+            stop: &[i32],
+            strides: &[i32],
+        ) -> Result<UniquePtr<array>>;
         fn slice_update(
             src: &array,
             update: &array,
@@ -158,12 +181,21 @@ pub mod ffi {
         fn concatenate(arrays: &CxxVector<array>, axis: i32) -> Result<UniquePtr<array>>;
         fn stack(arrays: &CxxVector<array>, axis: i32) -> Result<UniquePtr<array>>;
         fn split_sections(a: &array, num: i32, axis: i32) -> Result<UniquePtr<CxxVector<array>>>;
-        fn split_indices(a: &array, indices: &[i32], axis: i32) -> Result<UniquePtr<CxxVector<array>>>;
+        fn split_indices(
+            a: &array,
+            indices: &[i32],
+            axis: i32,
+        ) -> Result<UniquePtr<CxxVector<array>>>;
 
         fn take(a: &array, indices: &array, axis: i32) -> Result<UniquePtr<array>>;
         fn take_flat(a: &array, indices: &array) -> Result<UniquePtr<array>>;
         fn take_along_axis(a: &array, indices: &array, axis: i32) -> Result<UniquePtr<array>>;
-        fn put_along_axis(a: &array, indices: &array, values: &array, axis: i32) -> Result<UniquePtr<array>>;
+        fn put_along_axis(
+            a: &array,
+            indices: &array,
+            values: &array,
+            axis: i32,
+        ) -> Result<UniquePtr<array>>;
 
         fn arange(start: f64, stop: f64, step: f64, dtype: u8) -> Result<UniquePtr<array>>;
         fn zeros(shape: &[i32], dtype: u8) -> Result<UniquePtr<array>>;

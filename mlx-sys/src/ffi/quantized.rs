@@ -3,6 +3,7 @@
 //! Optional arrays are nullable raw pointers (null = not given), hence `unsafe fn`: the
 //! caller guarantees each non-null pointer refers to a live `array` for the call.
 
+#[allow(clippy::missing_safety_doc, clippy::too_many_arguments)] // Safety: see the module docs.
 #[cxx::bridge(namespace = "mlx_sys")]
 pub mod ffi {
     unsafe extern "C++" {
@@ -84,8 +85,14 @@ unsafe impl cxx::ExternType for OptionalInt {
 impl OptionalInt {
     pub fn from_option(v: Option<i32>) -> Self {
         match v {
-            Some(value) => Self { present: true, value },
-            None => Self { present: false, value: 0 },
+            Some(value) => Self {
+                present: true,
+                value,
+            },
+            None => Self {
+                present: false,
+                value: 0,
+            },
         }
     }
 }

@@ -3,6 +3,7 @@
 //! `key` is a nullable raw pointer (null = MLX's global key sequence), hence `unsafe fn`:
 //! the caller guarantees a non-null pointer refers to a live `array` for the call.
 
+#[allow(clippy::missing_safety_doc, clippy::too_many_arguments)] // Safety: see the module docs.
 #[cxx::bridge(namespace = "mlx_sys")]
 pub mod ffi {
     unsafe extern "C++" {
@@ -35,7 +36,11 @@ pub mod ffi {
             dtype: u8,
             key: *const array,
         ) -> Result<UniquePtr<array>>;
-        unsafe fn random_bernoulli(p: &array, shape: &[i32], key: *const array) -> Result<UniquePtr<array>>;
+        unsafe fn random_bernoulli(
+            p: &array,
+            shape: &[i32],
+            key: *const array,
+        ) -> Result<UniquePtr<array>>;
         /// `num_samples < 0`: one sample per distribution.
         unsafe fn random_categorical(
             logits: &array,

@@ -49,7 +49,9 @@ impl Array {
     }
 
     /// For bridge results, which are never null on success.
-    pub(crate) fn wrap(ptr: std::result::Result<UniquePtr<sys::array>, cxx::Exception>) -> Result<Array> {
+    pub(crate) fn wrap(
+        ptr: std::result::Result<UniquePtr<sys::array>, cxx::Exception>,
+    ) -> Result<Array> {
         let ptr = ptr?;
         Array::from_raw(ptr).ok_or_else(|| Error::Mlx("MLX returned no array".into()))
     }
@@ -69,16 +71,24 @@ impl Array {
     /// Errors if `data.len()` is not the product of `shape` or a dimension is negative.
     pub fn from_slice<T: Element>(data: &[T], shape: &[i32]) -> Result<Array> {
         if shape.iter().any(|&d| d < 0) {
-            return Err(Error::InvalidArgument(format!("negative dimension in shape {shape:?}")));
+            return Err(Error::InvalidArgument(format!(
+                "negative dimension in shape {shape:?}"
+            )));
         }
-        let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
+        let count = shape
+            .iter()
+            .try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
         if count != Some(data.len()) {
             return Err(Error::InvalidArgument(format!(
                 "{} elements do not fill shape {shape:?}",
                 data.len()
             )));
         }
-        Array::wrap(sys::array_from_bytes(as_bytes(data), shape, T::DTYPE.code()))
+        Array::wrap(sys::array_from_bytes(
+            as_bytes(data),
+            shape,
+            T::DTYPE.code(),
+        ))
     }
 
     /// A 1-d array holding a copy of `data`.
@@ -187,7 +197,10 @@ impl Array {
         // SAFETY: non-bool Element types are plain data for which every bit pattern is valid;
         // the byte view covers exactly the vector's elements.
         let bytes = unsafe {
-            std::slice::from_raw_parts_mut(out.as_mut_ptr().cast::<u8>(), n * std::mem::size_of::<T>())
+            std::slice::from_raw_parts_mut(
+                out.as_mut_ptr().cast::<u8>(),
+                n * std::mem::size_of::<T>(),
+            )
         };
         sys::array_copy_to(&self.inner, bytes)?;
         Ok(out)
@@ -196,7 +209,10 @@ impl Array {
     fn check_dtype<T: Element>(&self) -> Result<()> {
         let actual = self.dtype();
         if actual != T::DTYPE {
-            return Err(Error::DtypeMismatch { requested: T::DTYPE, actual });
+            return Err(Error::DtypeMismatch {
+                requested: T::DTYPE,
+                actual,
+            });
         }
         Ok(())
     }
@@ -212,13 +228,19 @@ fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
     if T::DTYPE == Dtype::Bool {
         let bools: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
         let boxed: Box<dyn std::any::Any> = Box::new(bools);
-        return *boxed.downcast::<Vec<T>>().expect("T is bool for Dtype::Bool");
+        return *boxed
+            .downcast::<Vec<T>>()
+            .expect("T is bool for Dtype::Bool");
     }
     let n = bytes.len() / std::mem::size_of::<T>();
     let mut out = vec![T::default(); n];
     // SAFETY: as in `to_vec`: plain data, every bit pattern valid, exact length.
     unsafe {
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), out.as_mut_ptr().cast::<u8>(), n * std::mem::size_of::<T>());
+        std::ptr::copy_nonoverlapping(
+            bytes.as_ptr(),
+            out.as_mut_ptr().cast::<u8>(),
+            n * std::mem::size_of::<T>(),
+        );
     }
     out
 }
@@ -226,7 +248,9 @@ fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
 impl Clone for Array {
     /// Another handle to the same graph node (no data is copied).
     fn clone(&self) -> Self {
-        Array { inner: sys::array_clone(&self.inner) }
+        Array {
+            inner: sys::array_clone(&self.inner),
+        }
     }
 }
 

@@ -12,7 +12,9 @@ pub(crate) struct ArrayList {
 
 impl ArrayList {
     pub(crate) fn new() -> Self {
-        ArrayList { inner: sys::new_array_vec() }
+        ArrayList {
+            inner: sys::new_array_vec(),
+        }
     }
 
     pub(crate) fn from_arrays<A: AsRef<Array>>(arrays: &[A]) -> Self {

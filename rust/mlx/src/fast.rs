@@ -12,7 +12,12 @@ pub fn rms_norm(x: &Array, weight: Option<&Array>, eps: f32) -> Result<Array> {
 }
 
 /// (x - mean) / sqrt(var + eps) * weight + bias over the last axis.
-pub fn layer_norm(x: &Array, weight: Option<&Array>, bias: Option<&Array>, eps: f32) -> Result<Array> {
+pub fn layer_norm(
+    x: &Array,
+    weight: Option<&Array>,
+    bias: Option<&Array>,
+    eps: f32,
+) -> Result<Array> {
     // SAFETY: as in rms_norm.
     Array::wrap(unsafe { sys::layer_norm(x.as_raw(), opt_ptr(weight), opt_ptr(bias), eps) })
 }
@@ -33,7 +38,16 @@ pub fn rope(
 ) -> Result<Array> {
     // SAFETY: as in rms_norm.
     Array::wrap(unsafe {
-        sys::rope(x.as_raw(), dims, traditional, base.is_some(), base.unwrap_or(0.0), scale, offset, opt_ptr(freqs))
+        sys::rope(
+            x.as_raw(),
+            dims,
+            traditional,
+            base.is_some(),
+            base.unwrap_or(0.0),
+            scale,
+            offset,
+            opt_ptr(freqs),
+        )
     })
 }
 

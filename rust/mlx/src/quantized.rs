@@ -49,7 +49,9 @@ impl FromStr for QuantMode {
             "mxfp4" => Ok(QuantMode::Mxfp4),
             "mxfp8" => Ok(QuantMode::Mxfp8),
             "nvfp4" => Ok(QuantMode::Nvfp4),
-            _ => Err(Error::InvalidArgument(format!("unknown quantization mode {s:?}"))),
+            _ => Err(Error::InvalidArgument(format!(
+                "unknown quantization mode {s:?}"
+            ))),
         }
     }
 }
@@ -65,11 +67,19 @@ pub struct QuantParams {
 impl QuantParams {
     /// Affine with the given group size and bits.
     pub fn affine(group_size: i32, bits: i32) -> Self {
-        QuantParams { group_size: Some(group_size), bits: Some(bits), mode: QuantMode::Affine }
+        QuantParams {
+            group_size: Some(group_size),
+            bits: Some(bits),
+            mode: QuantMode::Affine,
+        }
     }
 
     fn raw(&self) -> (OptionalInt, OptionalInt, &'static str) {
-        (OptionalInt::from_option(self.group_size), OptionalInt::from_option(self.bits), self.mode.as_str())
+        (
+            OptionalInt::from_option(self.group_size),
+            OptionalInt::from_option(self.bits),
+            self.mode.as_str(),
+        )
     }
 }
 
@@ -92,7 +102,11 @@ pub fn quantize(w: &Array, params: QuantParams) -> Result<Quantized> {
     let (Some(weights), Some(scales)) = (parts.next(), parts.next()) else {
         return Err(Error::Mlx("quantize returned fewer than two arrays".into()));
     };
-    Ok(Quantized { weights, scales, biases: parts.next() })
+    Ok(Quantized {
+        weights,
+        scales,
+        biases: parts.next(),
+    })
 }
 
 /// The floats that `weights`, `scales` and `biases` stand for; `dtype` None lets MLX choose
@@ -108,7 +122,16 @@ pub fn dequantize(
     let code = dtype.map_or(-1, |d| i32::from(d.code()));
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
-        sys::dequantize(weights.as_raw(), scales.as_raw(), opt_ptr(biases), g, b, mode, std::ptr::null(), code)
+        sys::dequantize(
+            weights.as_raw(),
+            scales.as_raw(),
+            opt_ptr(biases),
+            g,
+            b,
+            mode,
+            std::ptr::null(),
+            code,
+        )
     })
 }
 
@@ -124,7 +147,16 @@ pub fn quantized_matmul(
     let (g, b, mode) = params.raw();
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
-        sys::quantized_matmul(x.as_raw(), w.as_raw(), scales.as_raw(), opt_ptr(biases), transpose, g, b, mode)
+        sys::quantized_matmul(
+            x.as_raw(),
+            w.as_raw(),
+            scales.as_raw(),
+            opt_ptr(biases),
+            transpose,
+            g,
+            b,
+            mode,
+        )
     })
 }
 
@@ -174,6 +206,12 @@ pub fn gather_mm(
 ) -> Result<Array> {
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
-        sys::gather_mm(a.as_raw(), b.as_raw(), opt_ptr(lhs_indices), opt_ptr(rhs_indices), sorted_indices)
+        sys::gather_mm(
+            a.as_raw(),
+            b.as_raw(),
+            opt_ptr(lhs_indices),
+            opt_ptr(rhs_indices),
+            sorted_indices,
+        )
     })
 }

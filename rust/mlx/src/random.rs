@@ -22,19 +22,37 @@ pub fn split(key: &Array, num: i32) -> Result<Array> {
 }
 
 /// Uniform in [low, high).
-pub fn uniform(low: f32, high: f32, shape: &[i32], dtype: Dtype, key: Option<&Array>) -> Result<Array> {
+pub fn uniform(
+    low: f32,
+    high: f32,
+    shape: &[i32],
+    dtype: Dtype,
+    key: Option<&Array>,
+) -> Result<Array> {
     // SAFETY: the key pointer is null or borrows a live Array for the call.
     Array::wrap(unsafe { sys::random_uniform(low, high, shape, dtype.code(), opt_ptr(key)) })
 }
 
 /// Normal with mean `loc` and standard deviation `scale`.
-pub fn normal(shape: &[i32], dtype: Dtype, loc: f32, scale: f32, key: Option<&Array>) -> Result<Array> {
+pub fn normal(
+    shape: &[i32],
+    dtype: Dtype,
+    loc: f32,
+    scale: f32,
+    key: Option<&Array>,
+) -> Result<Array> {
     // SAFETY: as in uniform.
     Array::wrap(unsafe { sys::random_normal(shape, dtype.code(), loc, scale, opt_ptr(key)) })
 }
 
 /// Integers uniform in [low, high).
-pub fn randint(low: i64, high: i64, shape: &[i32], dtype: Dtype, key: Option<&Array>) -> Result<Array> {
+pub fn randint(
+    low: i64,
+    high: i64,
+    shape: &[i32],
+    dtype: Dtype,
+    key: Option<&Array>,
+) -> Result<Array> {
     // SAFETY: as in uniform.
     Array::wrap(unsafe { sys::random_randint(low, high, shape, dtype.code(), opt_ptr(key)) })
 }
@@ -52,10 +70,19 @@ pub fn categorical(logits: &Array, axis: i32, key: Option<&Array>) -> Result<Arr
 }
 
 /// `num_samples` indices per distribution (a new last axis).
-pub fn categorical_n(logits: &Array, axis: i32, num_samples: i32, key: Option<&Array>) -> Result<Array> {
+pub fn categorical_n(
+    logits: &Array,
+    axis: i32,
+    num_samples: i32,
+    key: Option<&Array>,
+) -> Result<Array> {
     if num_samples < 0 {
-        return Err(crate::Error::InvalidArgument(format!("num_samples {num_samples} is negative")));
+        return Err(crate::Error::InvalidArgument(format!(
+            "num_samples {num_samples} is negative"
+        )));
     }
     // SAFETY: as in uniform.
-    Array::wrap(unsafe { sys::random_categorical(logits.as_raw(), axis, num_samples, opt_ptr(key)) })
+    Array::wrap(unsafe {
+        sys::random_categorical(logits.as_raw(), axis, num_samples, opt_ptr(key))
+    })
 }

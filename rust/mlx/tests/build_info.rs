@@ -4,18 +4,41 @@
 #[test]
 fn patches_applied_are_the_features_requested() {
     let info = mlx::build_info();
-    assert_eq!(info.patches, mlx::requested_patches().as_slice(), "features ask for {:?}", mlx::requested_patches());
-    #[cfg(not(any(feature = "gather-qmm-tiles", feature = "fused-causal-softmax", feature = "eval-walk")))]
-    assert!(info.patches.is_empty(), "--no-default-features must be stock MLX");
-    #[cfg(all(feature = "gather-qmm-tiles", feature = "fused-causal-softmax", feature = "eval-walk"))]
-    assert_eq!(info.patches, ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"]);
+    assert_eq!(
+        info.patches,
+        mlx::requested_patches().as_slice(),
+        "features ask for {:?}",
+        mlx::requested_patches()
+    );
+    #[cfg(not(any(
+        feature = "gather-qmm-tiles",
+        feature = "fused-causal-softmax",
+        feature = "eval-walk"
+    )))]
+    assert!(
+        info.patches.is_empty(),
+        "--no-default-features must be stock MLX"
+    );
+    #[cfg(all(
+        feature = "gather-qmm-tiles",
+        feature = "fused-causal-softmax",
+        feature = "eval-walk"
+    ))]
+    assert_eq!(
+        info.patches,
+        ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"]
+    );
 }
 
 #[test]
 fn version_and_digest() {
     let info = mlx::build_info();
     let parts: Vec<&str> = info.mlx_version.split('.').collect();
-    assert!(parts.len() >= 3 && parts[..3].iter().all(|p| p.parse::<u32>().is_ok()), "{}", info.mlx_version);
+    assert!(
+        parts.len() >= 3 && parts[..3].iter().all(|p| p.parse::<u32>().is_ok()),
+        "{}",
+        info.mlx_version
+    );
     if info.source == "pinned" {
         assert_eq!(info.mlx_version, "0.32.4");
     }

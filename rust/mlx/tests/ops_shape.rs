@@ -26,7 +26,10 @@ fn transposes_permute_elements() {
     let t = a.t().unwrap();
     assert_eq!(t.shape(), vec![3, 2]);
     assert_eq!(vec_f32(&t), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
-    assert_eq!(vec_f32(&ops::swapaxes(&a, 0, 1).unwrap()), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
+    assert_eq!(
+        vec_f32(&ops::swapaxes(&a, 0, 1).unwrap()),
+        [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
+    );
 
     // b[i, j, k] = 6i + 3j + k for shape [2, 2, 3]; permute (2, 0, 1): out[k, i, j].
     let b = arr(&iota(12), &[2, 2, 3]);
@@ -128,5 +131,8 @@ fn views_read_back_row_major() {
     let ti = a.astype(mlx::Dtype::Int64).unwrap().t().unwrap();
     assert_eq!(ti.to_vec::<i64>().unwrap(), [0, 3, 1, 4, 2, 5]);
     let th = a.astype(mlx::Dtype::Bfloat16).unwrap().t().unwrap();
-    assert_eq!(th.to_vec::<mlx::bf16>().unwrap(), [0.0f32, 3.0, 1.0, 4.0, 2.0, 5.0].map(mlx::bf16::from_f32));
+    assert_eq!(
+        th.to_vec::<mlx::bf16>().unwrap(),
+        [0.0f32, 3.0, 1.0, 4.0, 2.0, 5.0].map(mlx::bf16::from_f32)
+    );
 }

@@ -46,12 +46,19 @@ fn quantize_ref(w: &[f32], k: usize, g: usize, bits: u32) -> RefQuant {
 fn pack(q: &[u32], bits: u32) -> Vec<u32> {
     let per = (32 / bits) as usize;
     q.chunks(per)
-        .map(|c| c.iter().enumerate().fold(0u32, |acc, (j, &v)| acc | (v << (j as u32 * bits))))
+        .map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u32, |acc, (j, &v)| acc | (v << (j as u32 * bits)))
+        })
         .collect()
 }
 
 fn dequantize_ref(r: &RefQuant, g: usize) -> Vec<f32> {
-    r.q.iter().enumerate().map(|(i, &q)| r.scales[i / g] * q as f32 + r.biases[i / g]).collect()
+    r.q.iter()
+        .enumerate()
+        .map(|(i, &q)| r.scales[i / g] * q as f32 + r.biases[i / g])
+        .collect()
 }
 
 #[test]
@@ -60,25 +67,45 @@ fn affine_quantize_matches_reference_bit_for_bit() {
         let (n, k) = (6, 256);
         let w = pseudo_random(n * k, bits as u64 * 100 + g as u64);
         let r = quantize_ref(&w, k, g, bits);
-        let got = quantized::quantize(&arr(&w, &[n as i32, k as i32]), QuantParams::affine(g as i32, bits as i32)).unwrap();
+        let got = quantized::quantize(
+            &arr(&w, &[n as i32, k as i32]),
+            QuantParams::affine(g as i32, bits as i32),
+        )
+        .unwrap();
         assert_eq!(got.weights.dtype(), Dtype::Uint32);
-        assert_eq!(got.weights.shape(), vec![n as i32, (k as u32 * bits / 32) as i32]);
+        assert_eq!(
+            got.weights.shape(),
+            vec![n as i32, (k as u32 * bits / 32) as i32]
+        );
         assert_eq!(got.scales.shape(), vec![n as i32, (k / g) as i32]);
-        assert_eq!(got.weights.to_vec::<u32>().unwrap(), pack(&r.q, bits), "bits {bits} group {g}");
+        assert_eq!(
+            got.weights.to_vec::<u32>().unwrap(),
+            pack(&r.q, bits),
+            "bits {bits} group {g}"
+        );
         let bits_of = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits_of(vec_f32(&got.scales)), bits_of(r.scales.clone()));
         let biases = got.biases.as_ref().expect("affine has biases");
         assert_eq!(bits_of(vec_f32(biases)), bits_of(r.biases.clone()));
 
         // Dequantization: scale * q + bias (allowing a fused multiply-add's rounding).
-        let deq = quantized::dequantize(&got.weights, &got.scales, Some(biases), QuantParams::affine(g as i32, bits as i32), None)
-            .unwrap();
+        let deq = quantized::dequantize(
+            &got.weights,
+            &got.scales,
+            Some(biases),
+            QuantParams::affine(g as i32, bits as i32),
+            None,
+        )
+        .unwrap();
         assert_eq!(deq.dtype(), Dtype::Float32);
         let expect = dequantize_ref(&r, g);
         assert_close(&vec_f32(&deq), &expect, 1e-7, 1e-6);
         // And the reconstruction is within one quantization step of the input.
         for (i, (&a, &b)) in expect.iter().zip(&w).enumerate() {
-            assert!((a - b).abs() <= r.scales[i / g].abs() * 1.001, "bits {bits}: {a} vs {b}");
+            assert!(
+                (a - b).abs() <= r.scales[i / g].abs() * 1.001,
+                "bits {bits}: {a} vs {b}"
+            );
         }
     }
 }
@@ -89,7 +116,10 @@ fn default_params_are_affine_group_64_bits_4() {
     let a = arr(&w, &[4, 128]);
     let d = quantized::quantize(&a, QuantParams::default()).unwrap();
     let e = quantized::quantize(&a, QuantParams::affine(64, 4)).unwrap();
-    assert_eq!(d.weights.to_vec::<u32>().unwrap(), e.weights.to_vec::<u32>().unwrap());
+    assert_eq!(
+        d.weights.to_vec::<u32>().unwrap(),
+        e.weights.to_vec::<u32>().unwrap()
+    );
     assert_eq!(d.scales.shape(), vec![4, 2]);
 }
 
@@ -101,11 +131,24 @@ fn values_on_the_grid_round_trip_exactly() {
     let q = quantized::quantize(&arr(&w, &[1, 32]), QuantParams::affine(32, 4)).unwrap();
     assert_eq!(vec_f32(&q.scales), [-1.0]);
     assert_eq!(vec_f32(q.biases.as_ref().unwrap()), [15.0]);
-    let back = quantized::dequantize(&q.weights, &q.scales, q.biases.as_ref(), QuantParams::affine(32, 4), None).unwrap();
+    let back = quantized::dequantize(
+        &q.weights,
+        &q.scales,
+        q.biases.as_ref(),
+        QuantParams::affine(32, 4),
+        None,
+    )
+    .unwrap();
     assert_eq!(vec_f32(&back), w);
     // Output dtype on request.
-    let h = quantized::dequantize(&q.weights, &q.scales, q.biases.as_ref(), QuantParams::affine(32, 4), Some(Dtype::Float16))
-        .unwrap();
+    let h = quantized::dequantize(
+        &q.weights,
+        &q.scales,
+        q.biases.as_ref(),
+        QuantParams::affine(32, 4),
+        Some(Dtype::Float16),
+    )
+    .unwrap();
     assert_eq!(h.dtype(), Dtype::Float16);
 }
 
@@ -113,17 +156,24 @@ fn values_on_the_grid_round_trip_exactly() {
 fn mxfp4_round_trips_values_on_its_grid() {
     // E2M1 values; with a group maximum of 6 the shared scale is 2^0.
     let grid = [0.0f32, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
-    let w: Vec<f32> = (0..64).map(|i| grid[i % 8] * if i % 3 == 0 { -1.0 } else { 1.0 }).collect();
+    let w: Vec<f32> = (0..64)
+        .map(|i| grid[i % 8] * if i % 3 == 0 { -1.0 } else { 1.0 })
+        .collect();
     let mut w = w;
     w[0] = 6.0;
     w[32] = -6.0;
-    let params = QuantParams { group_size: None, bits: None, mode: QuantMode::Mxfp4 };
+    let params = QuantParams {
+        group_size: None,
+        bits: None,
+        mode: QuantMode::Mxfp4,
+    };
     let q = quantized::quantize(&arr(&w, &[2, 32]), params).unwrap();
     assert!(q.biases.is_none());
     assert_eq!(q.scales.dtype(), Dtype::Uint8);
     // e8m0 scale 2^0 is stored as the biased exponent 127.
     assert_eq!(q.scales.to_vec::<u8>().unwrap(), [127, 127]);
-    let back = quantized::dequantize(&q.weights, &q.scales, None, params, Some(Dtype::Float32)).unwrap();
+    let back =
+        quantized::dequantize(&q.weights, &q.scales, None, params, Some(Dtype::Float32)).unwrap();
     assert_eq!(vec_f32(&back), w);
     assert_eq!("mxfp4".parse::<QuantMode>().unwrap(), QuantMode::Mxfp4);
     assert!("int3".parse::<QuantMode>().is_err());
@@ -146,7 +196,11 @@ fn quantized_matmul_matches_dequantized_reference() {
     let w = pseudo_random(n * k, 31);
     let x = pseudo_random(m * k, 32);
     let r = quantize_ref(&w, k, g, bits);
-    let q = quantized::quantize(&arr(&w, &[n as i32, k as i32]), QuantParams::affine(g as i32, bits as i32)).unwrap();
+    let q = quantized::quantize(
+        &arr(&w, &[n as i32, k as i32]),
+        QuantParams::affine(g as i32, bits as i32),
+    )
+    .unwrap();
     let out = quantized::quantized_matmul(
         &arr(&x, &[m as i32, k as i32]),
         &q.weights,
@@ -157,7 +211,12 @@ fn quantized_matmul_matches_dequantized_reference() {
     )
     .unwrap();
     assert_eq!(out.shape(), vec![m as i32, n as i32]);
-    assert_close(&vec_f32(&out), &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n), 1e-4, 1e-4);
+    assert_close(
+        &vec_f32(&out),
+        &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n),
+        1e-4,
+        1e-4,
+    );
 }
 
 struct Experts {
@@ -170,8 +229,15 @@ struct Experts {
 
 fn experts(e: usize, n: usize, k: usize, g: usize, seed: u64) -> Experts {
     let w = pseudo_random(e * n * k, seed);
-    let refs = w.chunks(n * k).map(|we| dequantize_ref(&quantize_ref(we, k, g, 4), g)).collect();
-    let q = quantized::quantize(&arr(&w, &[e as i32, n as i32, k as i32]), QuantParams::affine(g as i32, 4)).unwrap();
+    let refs = w
+        .chunks(n * k)
+        .map(|we| dequantize_ref(&quantize_ref(we, k, g, 4), g))
+        .collect();
+    let q = quantized::quantize(
+        &arr(&w, &[e as i32, n as i32, k as i32]),
+        QuantParams::affine(g as i32, 4),
+    )
+    .unwrap();
     Experts { k, n, g, refs, q }
 }
 
@@ -225,7 +291,15 @@ fn gather_qmm_picks_the_right_expert_per_row() {
     let expect: Vec<f32> = lhs
         .iter()
         .zip(&rhs)
-        .flat_map(|(&l, &e)| qmm_ref(&x[l as usize * k..(l as usize + 1) * k], &ex.refs[e as usize], 1, k, n))
+        .flat_map(|(&l, &e)| {
+            qmm_ref(
+                &x[l as usize * k..(l as usize + 1) * k],
+                &ex.refs[e as usize],
+                1,
+                k,
+                n,
+            )
+        })
         .collect();
     assert_close(&vec_f32(&out), &expect, 1e-4, 1e-4);
 }
@@ -237,12 +311,25 @@ fn gather_qmm_broadcasts_top_k_like_switch_layers() {
     let (k, n, t) = (ex.k, ex.n, 3);
     let x = pseudo_random(t * k, 52);
     let ids = [0u32, 2, 1, 2, 0, 1];
-    let out = ex.gather(&arr(&x, &[t as i32, 1, 1, k as i32]), None, Some(&arr(&ids, &[t as i32, 2])), false);
+    let out = ex.gather(
+        &arr(&x, &[t as i32, 1, 1, k as i32]),
+        None,
+        Some(&arr(&ids, &[t as i32, 2])),
+        false,
+    );
     assert_eq!(out.shape(), vec![t as i32, 2, 1, n as i32]);
     let expect: Vec<f32> = ids
         .iter()
         .enumerate()
-        .flat_map(|(i, &e)| qmm_ref(&x[(i / 2) * k..(i / 2 + 1) * k], &ex.refs[e as usize], 1, k, n))
+        .flat_map(|(i, &e)| {
+            qmm_ref(
+                &x[(i / 2) * k..(i / 2 + 1) * k],
+                &ex.refs[e as usize],
+                1,
+                k,
+                n,
+            )
+        })
         .collect();
     assert_close(&vec_f32(&out), &expect, 1e-4, 1e-4);
 }
@@ -265,7 +352,15 @@ fn gather_mm_matches_reference() {
     let expect: Vec<f32> = ids
         .iter()
         .enumerate()
-        .flat_map(|(i, &ei)| matmul_ref(&a[i * k..(i + 1) * k], &b[ei as usize * k * n..(ei as usize + 1) * k * n], 1, k, n))
+        .flat_map(|(i, &ei)| {
+            matmul_ref(
+                &a[i * k..(i + 1) * k],
+                &b[ei as usize * k * n..(ei as usize + 1) * k * n],
+                1,
+                k,
+                n,
+            )
+        })
         .collect();
     assert_close(&vec_f32(&out), &expect, 1e-5, 1e-5);
     // Same via ops on each row.

@@ -58,7 +58,7 @@ fn eval_and_async_eval_of_several_arrays() {
     mlx::eval(&[&a, &b]).unwrap();
     assert!(a.is_available() && b.is_available());
     let c = ops::subtract(&b, &a).unwrap();
-    mlx::async_eval(&[c.clone()]).unwrap();
+    mlx::async_eval(std::slice::from_ref(&c)).unwrap();
     assert_eq!(c.to_vec::<i32>().unwrap(), [-1, 0, 3]);
     mlx::eval::<mlx::Array>(&[]).unwrap();
 }

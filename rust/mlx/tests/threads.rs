@@ -34,6 +34,7 @@ mod probe {
 use probe::{Fallback, IsSend, IsSync};
 
 #[test]
+#[allow(clippy::assertions_on_constants)] // The constants are what is tested.
 fn marker_traits_are_as_documented() {
     assert!(IsSend::<Array>::SEND);
     assert!(IsSync::<Array>::SYNC);
@@ -64,7 +65,10 @@ fn evaluated_arrays_move_to_threads_and_compute_there() {
         // [i 1] @ [[1 2] [3 4]] = [i + 3, 2i + 4]
         assert_eq!(v, [i + 3.0, 2.0 * i + 4.0]);
         // The result came back evaluated and is usable here.
-        assert_eq!(ops::sum_all(&y, false).unwrap().item::<f32>().unwrap(), 3.0 * i + 7.0);
+        assert_eq!(
+            ops::sum_all(&y, false).unwrap().item::<f32>().unwrap(),
+            3.0 * i + 7.0
+        );
     }
 }
 
@@ -88,9 +92,9 @@ fn unevaluated_graph_from_another_thread_is_an_error_not_a_crash() {
 
 #[test]
 fn shared_arrays_read_concurrently() {
-    let n = 4096;
+    let n: i32 = 4096;
     let data: Vec<f32> = (0..n).map(|i| i as f32).collect();
-    let a = Arc::new(arr(&data, &[n as i32]));
+    let a = Arc::new(arr(&data, &[n]));
     a.eval().unwrap();
     let expected_sum: f64 = data.iter().map(|&x| x as f64).sum();
     thread::scope(|s| {
@@ -101,7 +105,8 @@ fn shared_arrays_read_concurrently() {
                 for r in 0..50 {
                     assert_eq!(a.to_vec::<f32>().unwrap(), *data);
                     let shifted = ops::add(&a, &Array::scalar((t * 100 + r) as f32)).unwrap();
-                    let sum = ops::sum_all(&shifted.astype(mlx::Dtype::Float64).unwrap(), false).unwrap();
+                    let sum =
+                        ops::sum_all(&shifted.astype(mlx::Dtype::Float64).unwrap(), false).unwrap();
                     let want = expected_sum + n as f64 * (t * 100 + r) as f64;
                     assert_eq!(sum.item::<f64>().unwrap(), want);
                 }

@@ -68,8 +68,20 @@ pub fn slice(a: &Array, start: &[i32], stop: &[i32], strides: &[i32]) -> Result<
 }
 
 /// A copy of `src` with `update` written into the slice `start:stop:strides`.
-pub fn slice_update(src: &Array, update: &Array, start: &[i32], stop: &[i32], strides: &[i32]) -> Result<Array> {
-    Array::wrap(sys::slice_update(src.as_raw(), update.as_raw(), start, stop, strides))
+pub fn slice_update(
+    src: &Array,
+    update: &Array,
+    start: &[i32],
+    stop: &[i32],
+    strides: &[i32],
+) -> Result<Array> {
+    Array::wrap(sys::slice_update(
+        src.as_raw(),
+        update.as_raw(),
+        start,
+        stop,
+        strides,
+    ))
 }
 
 /// Joins `arrays` along an existing `axis`.
