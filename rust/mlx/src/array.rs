@@ -28,6 +28,12 @@ use crate::{Dtype, Element, Error, Result};
 ///   MLX v0.32 streams belong to the thread that made them, so evaluation there returns
 ///   `Err` ("There is no Stream(cpu, N) in current thread."). Evaluate before sending.
 /// - [`crate::Stream`] is neither `Send` nor `Sync` for the same reason.
+///
+/// # Evaluation errors
+///
+/// When evaluation fails (e.g. a kernel or a file read raised an error), MLX has already
+/// marked the graph's nodes as evaluated: arrays of that graph then hold unspecified values
+/// (never invalid Rust values) and should be rebuilt, not read.
 pub struct Array {
     // Never null.
     inner: UniquePtr<sys::array>,

@@ -7,6 +7,15 @@
 //! - [`eval`] / [`async_eval`]: evaluation of several arrays at once.
 //! - [`build_info()`]: MLX version, patches applied, source digest.
 //!
+//! ```
+//! use mlx::{ops, Array};
+//! let a = Array::from_slice(&[1.0f32, 2.0, 3.0, 4.0], &[2, 2])?;
+//! let b = ops::matmul(&a, &a)?; // builds a graph node
+//! assert_eq!(b.to_vec::<f32>()?, [7.0, 10.0, 15.0, 22.0]); // evaluates it
+//! assert!(a.reshape(&[3]).is_err()); // MLX's message, as mlx::Error::Mlx
+//! # Ok::<(), mlx::Error>(())
+//! ```
+//!
 //! Errors: every call that reaches MLX returns [`Result`]; MLX's exceptions arrive as
 //! [`Error::Mlx`] with MLX's message, including errors raised during evaluation. Inputs MLX
 //! would not check (host data that does not fill the shape, reading an array as the wrong

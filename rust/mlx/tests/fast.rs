@@ -176,6 +176,7 @@ fn sdpa_ref(
     d: usize,
     scale: f64,
     mask: &MaskRef,
+    sinks: Option<&[f32]>,
 ) -> Vec<f32> {
     let mut out = vec![0f32; hq * lq * d];
     for h in 0..hq {
@@ -205,9 +206,15 @@ fn sdpa_ref(
                     MaskRef::Additive(m) => *sj += m[i * lk + j] as f64,
                 }
             }
-            let mx = s.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            // A sink is one more logit in the normalization, with no value row.
+            let sink = sinks.map(|sk| sk[h] as f64);
+            let mx = s
+                .iter()
+                .cloned()
+                .chain(sink)
+                .fold(f64::NEG_INFINITY, f64::max);
             let e: Vec<f64> = s.iter().map(|x| (x - mx).exp()).collect();
-            let z: f64 = e.iter().sum();
+            let z: f64 = e.iter().sum::<f64>() + sink.map_or(0.0, |sv| (sv - mx).exp());
             for t in 0..d {
                 let acc: f64 = (0..lk)
                     .map(|j| e[j] / z * v[(kh * lk + j) * d + t] as f64)
@@ -233,7 +240,19 @@ fn attention_matches_reference_for_every_mask_kind() {
         vec_f32(&fast::scaled_dot_product_attention(&qa, &ka, &va, scale, mask, None).unwrap())
     };
 
-    let none = sdpa_ref(&q, &k, &v, hq, hkv, lq, lk, d, scale as f64, &MaskRef::None);
+    let none = sdpa_ref(
+        &q,
+        &k,
+        &v,
+        hq,
+        hkv,
+        lq,
+        lk,
+        d,
+        scale as f64,
+        &MaskRef::None,
+        None,
+    );
     assert_close(&run(AttentionMask::None), &none, 1e-5, 1e-4);
 
     let causal = sdpa_ref(
@@ -247,6 +266,7 @@ fn attention_matches_reference_for_every_mask_kind() {
         d,
         scale as f64,
         &MaskRef::Causal,
+        None,
     );
     assert_close(&run(AttentionMask::Causal), &causal, 1e-5, 1e-4);
 
@@ -262,6 +282,7 @@ fn attention_matches_reference_for_every_mask_kind() {
         d,
         scale as f64,
         &MaskRef::Bool(&bm),
+        None,
     );
     let bmask = arr(&bm, &[lq as i32, lk as i32]);
     assert_close(&run(AttentionMask::Array(&bmask)), &bool_ref, 1e-5, 1e-4);
@@ -278,9 +299,44 @@ fn attention_matches_reference_for_every_mask_kind() {
         d,
         scale as f64,
         &MaskRef::Additive(&am),
+        None,
     );
     let amask = arr(&am, &[lq as i32, lk as i32]);
     assert_close(&run(AttentionMask::Array(&amask)), &add_ref, 1e-5, 1e-4);
+}
+
+#[test]
+fn attention_sinks_take_probability_mass() {
+    let (h, lq, lk, d) = (2, 3, 4, 8);
+    let q = pseudo_random(h * lq * d, 23);
+    let k = pseudo_random(h * lk * d, 24);
+    let v = pseudo_random(h * lk * d, 25);
+    let sinks = [0.5f32, -1.0];
+    let scale = 1.0 / (d as f32).sqrt();
+    let shape = |l: usize| [1, h as i32, l as i32, d as i32];
+    let out = fast::scaled_dot_product_attention(
+        &arr(&q, &shape(lq)),
+        &arr(&k, &shape(lk)),
+        &arr(&v, &shape(lk)),
+        scale,
+        AttentionMask::Causal,
+        Some(&arr(&sinks, &[h as i32])),
+    )
+    .unwrap();
+    let expect = sdpa_ref(
+        &q,
+        &k,
+        &v,
+        h,
+        h,
+        lq,
+        lk,
+        d,
+        scale as f64,
+        &MaskRef::Causal,
+        Some(&sinks),
+    );
+    assert_close(&vec_f32(&out), &expect, 1e-5, 1e-4);
 }
 
 #[test]
@@ -290,7 +346,19 @@ fn causal_attention_in_half_precision_is_close_to_reference() {
     let k = pseudo_random(h * l * d, 21);
     let v = pseudo_random(h * l * d, 22);
     let scale = 1.0 / (d as f32).sqrt();
-    let expect = sdpa_ref(&q, &k, &v, h, h, l, l, d, scale as f64, &MaskRef::Causal);
+    let expect = sdpa_ref(
+        &q,
+        &k,
+        &v,
+        h,
+        h,
+        l,
+        l,
+        d,
+        scale as f64,
+        &MaskRef::Causal,
+        None,
+    );
     for dt in [Dtype::Float16, Dtype::Bfloat16] {
         let to = |x: &[f32]| {
             arr(x, &[1, h as i32, l as i32, d as i32])
