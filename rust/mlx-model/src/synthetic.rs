@@ -250,7 +250,9 @@ pub fn write_synthetic(dir: &Path, preset: &str, seed: u64) -> Result<()> {
     let (nh, nkv) = (c.num_attention_heads as i32, c.num_key_value_heads as i32);
     let inv_sqrt = |n: i32| 1.0 / (n as f32).sqrt();
 
-    w.matrix("model.embed_tokens", &[vocab, dim], 1.0)?;
+    // Small next to the layers' unit-scale outputs, so the residual stream is not dominated by
+    // the current token (with tied embeddings that makes greedy decoding repeat the input).
+    w.matrix("model.embed_tokens", &[vocab, dim], 0.1)?;
     for i in 0..c.num_hidden_layers {
         let l = format!("model.layers.{i}");
         w.norm(&format!("{l}.input_layernorm"), dim)?;
