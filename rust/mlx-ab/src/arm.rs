@@ -85,10 +85,11 @@ impl ArmSpec {
         self.patches.join(",")
     }
 
-    /// Identifies the arm's build directory: features, source path and extra patches' bytes.
-    /// (The source tree's content is keyed by mlx-sys's own MLX build cache.)
-    pub fn hash(&self) -> Result<String, String> {
+    /// Identifies the arm's build directory: the workspace it is built from, features, source
+    /// path and extra patches' bytes. (The MLX source's content is keyed by mlx-sys's own cache.)
+    pub fn hash(&self, workspace: &Path) -> Result<String, String> {
         let mut hasher = Sha256::new();
+        hasher.update(format!("workspace={}\n", workspace.display()));
         hasher.update(format!("features={}\n", self.cargo_features()));
         hasher.update(format!(
             "src={}\n",
@@ -141,19 +142,21 @@ mod tests {
 
     #[test]
     fn hash_covers_features_and_extra_patch_bytes() {
+        let ws = Path::new("/ws");
         let stock = ArmSpec::new(vec![], None, vec![]).unwrap();
         let all = ArmSpec::new(parse_patch_list("all").unwrap(), None, vec![]).unwrap();
-        assert_ne!(stock.hash().unwrap(), all.hash().unwrap());
-        assert_eq!(stock.hash().unwrap(), ArmSpec::new(vec![], None, vec![]).unwrap().hash().unwrap());
+        assert_ne!(stock.hash(ws).unwrap(), all.hash(ws).unwrap());
+        assert_eq!(stock.hash(ws).unwrap(), ArmSpec::new(vec![], None, vec![]).unwrap().hash(ws).unwrap());
+        assert_ne!(stock.hash(ws).unwrap(), stock.hash(Path::new("/other")).unwrap());
         let dir = std::env::temp_dir().join(format!("mlx-ab-arm-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let patch = dir.join("x.patch");
         std::fs::write(&patch, "one").unwrap();
         let with_extra = ArmSpec::new(vec![], None, vec![patch.clone()]).unwrap();
-        let first = with_extra.hash().unwrap();
-        assert_ne!(first, stock.hash().unwrap());
+        let first = with_extra.hash(ws).unwrap();
+        assert_ne!(first, stock.hash(ws).unwrap());
         std::fs::write(&patch, "two").unwrap();
-        assert_ne!(first, with_extra.hash().unwrap());
+        assert_ne!(first, with_extra.hash(ws).unwrap());
         assert_eq!(with_extra.label(), "stock + x.patch");
         std::fs::remove_dir_all(&dir).unwrap();
         assert!(ArmSpec::new(vec![], None, vec![patch]).is_err());

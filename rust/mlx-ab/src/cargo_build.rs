@@ -10,8 +10,9 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, SystemTime};
 
 pub struct BuiltArm {
     pub binary: PathBuf,
@@ -27,7 +28,7 @@ fn cargo() -> String {
 
 pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     let workspace = cache_dir::workspace()?;
-    let hash = spec.hash()?;
+    let hash = spec.hash(&workspace)?;
     let target_dir = cache_dir::root()?.join("arms").join(&hash);
     std::fs::create_dir_all(&target_dir).map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
     std::fs::write(
@@ -75,14 +76,18 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         let log = target_dir.join(LOG_FILE);
         std::thread::spawn(move || collect_stderr(stderr, &tail, &log))
     };
-    let watcher = MlxBuildWatcher::start(bar.clone(), cache_dir::root()?.join("builds"));
+    let mlx_sys_done = Arc::new(AtomicBool::new(false));
+    let watcher = MlxBuildWatcher::start(bar.clone(), cache_dir::root()?.join("builds"), mlx_sys_done.clone());
     let mut units = 0u64;
     let mut success = false;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let Ok(line) = line else { break };
         let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
         match message["reason"].as_str() {
-            Some("compiler-artifact") | Some("build-script-executed") => {
+            Some(reason @ ("compiler-artifact" | "build-script-executed")) => {
+                if reason == "build-script-executed" && package_name(&message).is_some_and(|p| p.starts_with("mlx-sys")) {
+                    mlx_sys_done.store(true, Ordering::Relaxed);
+                }
                 units += 1;
                 bar.set_position(units.min(bar.length().unwrap_or(units)));
                 if let Some(name) = message["target"]["name"].as_str().or_else(|| package_name(&message)) {
@@ -115,6 +120,7 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     Ok(BuiltArm { binary, target_dir })
 }
 
+/// `path+file:///.../mlx-sys#0.1.0` or `registry+...#serde@1.0.1` -> `mlx-sys#0.1.0`, `serde@1.0.1`.
 fn package_name(message: &serde_json::Value) -> Option<&str> {
     message["package_id"].as_str().and_then(|id| id.rsplit('/').next())
 }
@@ -133,22 +139,23 @@ fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path)
     let _ = std::fs::write(log, full);
 }
 
-/// Hides the bar while an MLX cmake build (a `.partial` entry of the MLX build cache) is in
-/// progress, since mlx-sys then draws its own counter on the terminal.
+/// Hides the bar while this build's MLX cmake build is in progress (mlx-sys then draws its own
+/// object counter on the terminal): a `.partial` entry of the MLX build cache that appeared
+/// after this build started, before mlx-sys's build script finished.
 struct MlxBuildWatcher {
-    stop: Arc<std::sync::atomic::AtomicBool>,
+    stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl MlxBuildWatcher {
-    fn start(bar: ProgressBar, builds: PathBuf) -> Self {
-        use std::sync::atomic::Ordering;
-        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    fn start(bar: ProgressBar, builds: PathBuf, mlx_sys_done: Arc<AtomicBool>) -> Self {
+        let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        let started = SystemTime::now();
         let thread = std::thread::spawn(move || {
             let mut hidden = false;
             while !flag.load(Ordering::Relaxed) {
-                let building = mlx_build_in_progress(&builds);
+                let building = !mlx_sys_done.load(Ordering::Relaxed) && mlx_build_started_since(&builds, started);
                 if building && !hidden {
                     ui::note(Some(&bar), "building MLX with cmake (a cold build takes several minutes; cached afterwards)");
                     bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -169,16 +176,19 @@ impl MlxBuildWatcher {
 
 impl Drop for MlxBuildWatcher {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        self.stop.store(true, Ordering::Relaxed);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
     }
 }
 
-fn mlx_build_in_progress(builds: &Path) -> bool {
+fn mlx_build_started_since(builds: &Path, started: SystemTime) -> bool {
     std::fs::read_dir(builds).into_iter().flatten().flatten().any(|entry| {
-        entry.path().extension().is_some_and(|x| x == "partial") && entry.path().join("build").is_dir()
+        let path = entry.path();
+        path.extension().is_some_and(|x| x == "partial")
+            && path.join("build").is_dir()
+            && entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= started)
     })
 }
 

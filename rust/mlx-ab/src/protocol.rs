@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Bumped whenever a message changes; an arm built from other sources is refused.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
@@ -30,8 +30,8 @@ pub enum Request {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Reply {
-    /// The model is loaded.
-    Ready { info: Info, load_seconds: f64 },
+    /// The model is loaded; `model_dtype` is its activation dtype (`float32`, `bfloat16`, ...).
+    Ready { info: Info, load_seconds: f64, model_dtype: String },
     Ran(RunResult),
     Error { message: String },
 }

@@ -51,6 +51,14 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     };
     let (mut worker_a, ready_a) = Worker::start("A", &built_a.binary, &job, &run_dir)?;
     let (mut worker_b, ready_b) = Worker::start("B", &built_b.binary, &job, &run_dir)?;
+    let mut workload = workload;
+    workload.model.dtype = Some(ready_a.model_dtype.clone());
+    if ready_a.model_dtype != ready_b.model_dtype {
+        return Err(format!(
+            "the arms load the model with different dtypes: A {} vs B {}",
+            ready_a.model_dtype, ready_b.model_dtype
+        ));
+    }
     for (name, spec, ready) in [("A", &spec_a, &ready_a), ("B", &spec_b, &ready_b)] {
         if ready.info.patches != spec.patches {
             warnings.push(format!(

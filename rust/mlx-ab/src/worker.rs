@@ -38,7 +38,14 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
     let started = Instant::now();
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
-    reply(out, &Reply::Ready { info: Info::current(), load_seconds: started.elapsed().as_secs_f64() });
+    reply(
+        out,
+        &Reply::Ready {
+            info: Info::current(),
+            load_seconds: started.elapsed().as_secs_f64(),
+            model_dtype: model.dtype().to_string(),
+        },
+    );
 
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading request: {e}"))?;

@@ -18,6 +18,7 @@ pub struct Worker {
 pub struct Ready {
     pub info: Info,
     pub load_seconds: f64,
+    pub model_dtype: String,
 }
 
 impl Worker {
@@ -42,7 +43,9 @@ impl Worker {
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut worker = Worker { name: name.to_string(), child, stdin, stdout, log };
         match worker.read_reply()? {
-            Reply::Ready { info, load_seconds } => Ok((worker, Ready { info, load_seconds })),
+            Reply::Ready { info, load_seconds, model_dtype } => {
+                Ok((worker, Ready { info, load_seconds, model_dtype }))
+            }
             other => Err(worker.unexpected(other)),
         }
     }

@@ -39,7 +39,7 @@ pub struct ModelSummary {
     pub experts_per_token: usize,
     /// `4-bit affine g64` or `none`.
     pub quantization: String,
-    /// Activation dtype as written in config.json (`torch_dtype`), when present.
+    /// Activation dtype, as the loaded model reports it.
     pub dtype: Option<String>,
 }
 
@@ -61,9 +61,6 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
     let text = std::fs::read_to_string(&config_path)
         .map_err(|e| format!("reading {}: {e}", config_path.display()))?;
     let config = ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
-    let dtype = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|v| v["torch_dtype"].as_str().map(String::from));
     let moe = config.num_experts > 0 && config.num_experts_per_tok > 0;
     let prefill_chunk = request.prefill_chunk.unwrap_or_else(|| default_chunk(&config));
     let prompt_len = request.prompt_len.unwrap_or(2 * prefill_chunk);
@@ -90,7 +87,7 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
             quantization: config.quantization.as_ref().map_or("none".into(), |q| {
                 format!("{}-bit {} g{}", q.default.bits, q.default.mode, q.default.group_size)
             }),
-            dtype,
+            dtype: None, // filled in from the workers, which load the model
         },
         prompt_len,
         gen_len: request.gen_len,
