@@ -6,7 +6,7 @@ use mlx_sys::ffi::random::ffi as sys;
 use crate::ops::opt_ptr;
 use crate::{Array, Dtype, Result};
 
-/// A key (uint32, shape [2]) derived from `seed`.
+/// A key (uint32, shape `[2]`) derived from `seed`.
 pub fn key(seed: u64) -> Result<Array> {
     Array::wrap(sys::random_key(seed))
 }
@@ -16,7 +16,7 @@ pub fn seed(seed: u64) -> Result<()> {
     Ok(sys::random_seed(seed)?)
 }
 
-/// `num` new keys (shape [num, 2]) from `key`.
+/// `num` new keys (shape `[num, 2]`) from `key`.
 pub fn split(key: &Array, num: i32) -> Result<Array> {
     Array::wrap(sys::random_split(key.as_raw(), num))
 }
