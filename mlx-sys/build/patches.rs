@@ -58,13 +58,7 @@ pub fn select(patch_dir: &Path) -> Fallible<Selection> {
         if std::env::var_os(&feature).is_none() {
             continue;
         }
-        let path = patch_dir.join(file_name);
-        if !path.exists() {
-            // TEMPORARY while issue 3 lands the patch files; becomes an error afterwards.
-            println!("cargo:warning=patch {id} is selected but {file_name} does not exist yet");
-            continue;
-        }
-        selection.series.push(read_patch(id, &path)?);
+        selection.series.push(read_patch(id, &patch_dir.join(file_name))?);
     }
     if let Some(list) = std::env::var_os("MLX_EXTRA_PATCHES") {
         for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
