@@ -154,17 +154,17 @@ fn tiny_dense() -> ModelConfig {
 
 fn bench() -> ModelConfig {
     ModelConfig {
-        hidden_size: 1024,
+        hidden_size: 512,
         num_hidden_layers: 8,
-        intermediate_size: 2048,
+        intermediate_size: 1024,
         num_attention_heads: 8,
         num_key_value_heads: 2,
-        head_dim: 128,
+        head_dim: 64,
         vocab_size: 8192,
-        num_experts: 64,
-        num_experts_per_tok: 8,
+        num_experts: 32,
+        num_experts_per_tok: 4,
         decoder_sparse_step: 1,
-        moe_intermediate_size: 384,
+        moe_intermediate_size: 512,
         norm_topk_prob: true,
         ..base(ModelKind::Qwen3Moe)
     }
@@ -250,9 +250,12 @@ pub fn write_synthetic(dir: &Path, preset: &str, seed: u64) -> Result<()> {
     let (nh, nkv) = (c.num_attention_heads as i32, c.num_key_value_heads as i32);
     let inv_sqrt = |n: i32| 1.0 / (n as f32).sqrt();
 
-    // Small next to the layers' unit-scale outputs, so the residual stream is not dominated by
-    // the current token (with tied embeddings that makes greedy decoding repeat the input).
-    w.matrix("model.embed_tokens", &[vocab, dim], 0.1)?;
+    // The current token must stay visible in the residual stream, or long contexts (where
+    // attention averages) drive every position to the same greedy token. With tied embeddings
+    // the LM head is the embedding itself, and a dominant current token makes greedy decoding
+    // repeat its input; there the embedding is kept small next to the layers' unit outputs.
+    let embed_std = if c.tie_word_embeddings { 0.1 } else { 1.0 };
+    w.matrix("model.embed_tokens", &[vocab, dim], embed_std)?;
     for i in 0..c.num_hidden_layers {
         let l = format!("model.layers.{i}");
         w.norm(&format!("{l}.input_layernorm"), dim)?;
