@@ -32,6 +32,7 @@ fn main() {
         .include("cpp")
         .include("../mlx-sys/cpp")
         .std("c++20")
+        .flag_if_supported("-Wno-unused-parameter")
         .opt_level(2)
         .compile("mlx_ext_bridge");
 }
