@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
 pub struct BuiltArm {
     pub binary: PathBuf,
@@ -77,7 +77,12 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         std::thread::spawn(move || collect_stderr(stderr, &tail, &log))
     };
     let mlx_sys_done = Arc::new(AtomicBool::new(false));
-    let watcher = MlxBuildWatcher::start(bar.clone(), cache_dir::root()?.join("builds"), mlx_sys_done.clone());
+    let watcher = MlxBuildWatcher::start(
+        bar.clone(),
+        cache_dir::root()?.join("builds"),
+        MlxBuildIdentity::of(spec),
+        mlx_sys_done.clone(),
+    );
     let mut units = 0u64;
     let mut success = false;
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
@@ -139,23 +144,50 @@ fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path)
     let _ = std::fs::write(log, full);
 }
 
-/// Hides the bar while this build's MLX cmake build is in progress (mlx-sys then draws its own
-/// object counter on the terminal): a `.partial` entry of the MLX build cache that appeared
-/// after this build started, before mlx-sys's build script finished.
+/// What an MLX build of this arm records in its `BUILD_SPEC.txt`: the source, and the patch names
+/// in order (series ids, then extra patch file names).
+struct MlxBuildIdentity {
+    source: String,
+    patches: Vec<String>,
+}
+
+impl MlxBuildIdentity {
+    fn of(spec: &ArmSpec) -> Self {
+        MlxBuildIdentity {
+            source: spec.src.as_ref().map_or("pinned".into(), |p| p.display().to_string()),
+            patches: spec.patches.iter().cloned().chain(spec.extra_patches.iter().map(|p| crate::arm::file_name(p))).collect(),
+        }
+    }
+
+    fn matches(&self, build_spec: &str) -> bool {
+        let source = build_spec.lines().find_map(|l| l.strip_prefix("source: "));
+        let patches: Vec<&str> = build_spec
+            .lines()
+            .skip_while(|l| *l != "patches:")
+            .skip(1)
+            .take_while(|l| !l.starts_with("flags:"))
+            .filter_map(|l| l.rsplit_once('=').map(|(name, _)| name))
+            .collect();
+        source == Some(self.source.as_str()) && patches == self.patches
+    }
+}
+
+/// Hides the bar while this arm's MLX cmake build is in progress (mlx-sys then draws its own
+/// object counter on the terminal): a `.partial` entry of the MLX build cache with this arm's
+/// source and patches, before mlx-sys's build script has finished.
 struct MlxBuildWatcher {
     stop: Arc<AtomicBool>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl MlxBuildWatcher {
-    fn start(bar: ProgressBar, builds: PathBuf, mlx_sys_done: Arc<AtomicBool>) -> Self {
+    fn start(bar: ProgressBar, builds: PathBuf, identity: MlxBuildIdentity, mlx_sys_done: Arc<AtomicBool>) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
-        let started = SystemTime::now();
         let thread = std::thread::spawn(move || {
             let mut hidden = false;
             while !flag.load(Ordering::Relaxed) {
-                let building = !mlx_sys_done.load(Ordering::Relaxed) && mlx_build_started_since(&builds, started);
+                let building = !mlx_sys_done.load(Ordering::Relaxed) && mlx_build_in_progress(&builds, &identity);
                 if building && !hidden {
                     ui::note(Some(&bar), "building MLX with cmake (a cold build takes several minutes; cached afterwards)");
                     bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -183,12 +215,12 @@ impl Drop for MlxBuildWatcher {
     }
 }
 
-fn mlx_build_started_since(builds: &Path, started: SystemTime) -> bool {
+fn mlx_build_in_progress(builds: &Path, identity: &MlxBuildIdentity) -> bool {
     std::fs::read_dir(builds).into_iter().flatten().flatten().any(|entry| {
         let path = entry.path();
         path.extension().is_some_and(|x| x == "partial")
             && path.join("build").is_dir()
-            && entry.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= started)
+            && std::fs::read_to_string(path.join("BUILD_SPEC.txt")).is_ok_and(|s| identity.matches(&s))
     })
 }
 
@@ -250,4 +282,27 @@ fn estimate_units(workspace: &Path, spec: &ArmSpec) -> Result<u64, String> {
     }
     let scripts = seen.iter().filter(|id| build_scripts.contains(*id)).count();
     Ok((seen.len() + 2 * scripts) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recognizes_its_own_mlx_build_spec() {
+        let spec = "format: mlx-sys build v1\nsource: pinned\nsource digest: ab\npatches:\n\
+                    eval-walk=00\nfix.patch=11\nflags: X=1\ncompiler: c++\n";
+        let arm = |patches: &[&str], extra: &[&str]| ArmSpec {
+            patches: patches.iter().map(|s| s.to_string()).collect(),
+            src: None,
+            extra_patches: extra.iter().map(PathBuf::from).collect(),
+        };
+        assert!(MlxBuildIdentity::of(&arm(&["eval-walk"], &["/x/fix.patch"])).matches(spec));
+        assert!(!MlxBuildIdentity::of(&arm(&["eval-walk"], &[])).matches(spec));
+        assert!(!MlxBuildIdentity::of(&arm(&[], &[])).matches(spec));
+        let stock = "source: pinned\npatches:\nflags: X=1\n";
+        assert!(MlxBuildIdentity::of(&arm(&[], &[])).matches(stock));
+        let other_source = ArmSpec { src: Some(PathBuf::from("/mlx")), ..arm(&[], &[]) };
+        assert!(!MlxBuildIdentity::of(&other_source).matches(stock));
+    }
 }

@@ -8,7 +8,7 @@ pub fn bar(length: u64, prefix: &str, unit: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(Some(length), ProgressDrawTarget::stderr());
     bar.set_style(
         ProgressStyle::with_template(&format!(
-            "{{prefix:>12}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} {{msg}}"
+            "{{prefix:>12}} [{{elapsed_precise}}] {{wide_bar}} {{pos}}/{{len}} {unit} (eta {{eta}}) {{msg}}"
         ))
         .unwrap(),
     );
