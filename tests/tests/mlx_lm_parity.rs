@@ -111,7 +111,9 @@ fn check(preset: &str, seed: u64, prompt_len: usize, max_tokens: usize, chunk: u
     }
     let distinct: std::collections::BTreeSet<_> = ours.tokens.iter().collect();
     assert!(distinct.len() > 1, "{what}: a degenerate run (one token repeated) would prove little");
-    eprintln!("{what}: {max_tokens} tokens equal, max relative logit difference {worst:e}");
+    let patches = mlx::build_info().patches.join("+");
+    let build = if patches.is_empty() { "stock MLX".to_owned() } else { format!("MLX with {patches}") };
+    eprintln!("{what} ({build}): {max_tokens} tokens equal, max relative logit difference {worst:e}");
     worst
 }
 
