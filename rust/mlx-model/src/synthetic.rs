@@ -41,7 +41,7 @@ const PRESETS: &[Preset] = &[
     },
     Preset {
         name: "bench-bf16",
-        about: "the bench model with bf16 activations",
+        about: "the bench model with bf16 activations (several times slower on CPU: MLX multiplies bf16 without BLAS)",
         dtype: Dtype::Bfloat16,
         config: bench,
         run: BENCH_RUN,
