@@ -217,7 +217,7 @@ impl ModelConfig {
     }
 
     fn validate(&self) -> Result<()> {
-        if self.num_attention_heads % self.num_key_value_heads != 0 {
+        if !self.num_attention_heads.is_multiple_of(self.num_key_value_heads) {
             return Err(Error::Config(format!(
                 "num_attention_heads ({}) is not a multiple of num_key_value_heads ({})",
                 self.num_attention_heads, self.num_key_value_heads
@@ -245,7 +245,7 @@ impl ModelConfig {
         self.kind == ModelKind::Qwen3Moe
             && !self.mlp_only_layers.contains(&i)
             && self.num_experts > 0
-            && (i + 1) % self.decoder_sparse_step == 0
+            && (i + 1).is_multiple_of(self.decoder_sparse_step)
     }
 
     /// The `config.json` text mlx-lm's converter would write for this model.

@@ -184,7 +184,7 @@ fn weights_split_over_several_files_load() {
 #[test]
 fn unknown_preset() {
     let dir = TempDir::new("preset");
-    let err = mlx_model::write_synthetic(dir.path(), "huge", 0).err().expect("must fail");
+    let err = mlx_model::write_synthetic(dir.path(), "huge", 0).expect_err("must fail");
     assert!(matches!(err, Error::UnknownPreset(_)));
     assert!(err.to_string().contains("tiny"), "the message lists the presets: {err}");
 }
