@@ -69,7 +69,8 @@ pub struct RunArgs {
     /// Seed of the synthetic model and of the prompt.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Prompt tokens. Default: twice the prefill chunk.
+    /// Prompt tokens. Default: the prefill chunk + 1 (the last prompt token starts decoding, so
+    /// exactly one full chunk is prefilled).
     #[arg(long)]
     pub prompt_len: Option<usize>,
     /// Generated tokens (steps compared).

@@ -116,10 +116,36 @@ fn execute(args: &RunArgs, a: &mut Worker, b: &mut Worker, dir: &Path) -> Result
         let bytes = std::fs::read(&logits_path).map_err(|e| format!("reading {}: {e}", logits_path.display()))?;
         let logits = protocol::logits_from_bytes(&bytes)?;
         tally.record(arm, pair, RunOutput { result, logits })?;
+        if let Some(pair) = pair {
+            if let Some(line) = pair_line(&tally, pair, args.pairs) {
+                ui::note(Some(&bar), &line);
+            }
+        }
         bar.inc(1);
     }
     bar.finish_and_clear();
     Ok(tally)
+}
+
+/// `pair 3/8 (BA): identical; B/A prefill 1.021, decode 1.004` once both arms of a pair ran.
+fn pair_line(tally: &Tally, pair: usize, pairs: usize) -> Option<String> {
+    let comparison = tally.comparisons[pair].as_ref()?;
+    let (a, b) = (tally.a.measured[pair].as_ref()?, tally.b.measured[pair].as_ref()?);
+    let verdict = if comparison.tokens_equal && comparison.logits_bitwise_equal {
+        "identical".to_string()
+    } else {
+        match &comparison.first_divergence {
+            Some(d) => format!("DIFFERENT from step {}", d.step),
+            None => "DIFFERENT".to_string(),
+        }
+    };
+    Some(format!(
+        "pair {}/{pairs} ({}): {verdict}; B/A prefill {:.3}, decode {:.3}",
+        pair + 1,
+        Tally::order_of(pair),
+        b.prefill_tps / a.prefill_tps,
+        b.decode_tps / a.decode_tps
+    ))
 }
 
 fn summarize(

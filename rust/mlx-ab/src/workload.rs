@@ -63,7 +63,8 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
     let config = ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let moe = config.num_experts > 0 && config.num_experts_per_tok > 0;
     let prefill_chunk = request.prefill_chunk.unwrap_or_else(|| default_chunk(&config));
-    let prompt_len = request.prompt_len.unwrap_or(2 * prefill_chunk);
+    // One full chunk: the prompt minus its last token is what gets prefilled in chunks.
+    let prompt_len = request.prompt_len.unwrap_or(prefill_chunk + 1);
     if prompt_len == 0 || prefill_chunk == 0 || request.gen_len == 0 {
         return Err("--prompt-len, --prefill-chunk and --gen-len must be at least 1".into());
     }
