@@ -1,1 +1,3 @@
 //! Shared helpers of the workspace's integration and differential tests.
+
+pub mod graphs;
