@@ -69,15 +69,14 @@ pub struct RunArgs {
     /// Seed of the synthetic model and of the prompt.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Prompt tokens. Default: the prefill chunk + 1 (the last prompt token starts decoding, so
-    /// exactly one full chunk is prefilled).
+    /// Prompt tokens. Default: the preset's (bench: 1024); for `--model`, two prefill chunks.
     #[arg(long)]
     pub prompt_len: Option<usize>,
-    /// Generated tokens (steps compared).
-    #[arg(long, default_value_t = 32)]
-    pub gen_len: usize,
-    /// Prefill chunk. Default: the smallest chunk giving >= 512 attention rows and >= 16 rows
-    /// per expert (chunk * experts_per_token / experts).
+    /// Generated tokens, i.e. steps compared. Default: the preset's (bench: 32); else 32.
+    #[arg(long)]
+    pub gen_len: Option<usize>,
+    /// Prefill chunk. Default: the preset's (bench: 512); for `--model`, the smallest chunk giving
+    /// >= 512 attention rows and >= 16 rows per expert (chunk * experts_per_token / experts).
     #[arg(long)]
     pub prefill_chunk: Option<usize>,
     /// Measured pairs (each runs A once and B once, in a balanced order). At least 6 are needed

@@ -60,13 +60,14 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         ));
     }
     for (name, spec, ready) in [("A", &spec_a, &ready_a), ("B", &spec_b, &ready_b)] {
+        // A report on patches that were not applied would be misleading: refuse.
         if ready.info.patches != spec.patches {
-            warnings.push(format!(
-                "arm {name} asked for patches [{}] but its MLX build applied [{}]",
+            return Err(format!(
+                "arm {name} asked for patches [{}] but its MLX build applied [{}] (is a patch file \
+                 missing from patches/?)",
                 spec.patches.join(", "),
                 ready.info.patches.join(", ")
             ));
-            ui::note(None, &format!("warning: {}", warnings.last().unwrap()));
         }
     }
 

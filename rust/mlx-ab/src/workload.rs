@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 /// causal softmax, and rows per expert that exercise gather_qmm's tile choice.
 pub const MIN_ATTENTION_ROWS: usize = 512;
 pub const MIN_ROWS_PER_EXPERT: usize = 16;
+/// Generated tokens when neither the option nor the preset says.
+pub const DEFAULT_GEN_LEN: usize = 32;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Workload {
@@ -48,24 +50,33 @@ pub struct Request<'a> {
     pub preset: &'a str,
     pub seed: u64,
     pub prompt_len: Option<usize>,
-    pub gen_len: usize,
+    pub gen_len: Option<usize>,
     pub prefill_chunk: Option<usize>,
 }
 
 pub fn prepare(request: &Request) -> Result<Workload, String> {
-    let (model_dir, preset) = match request.model {
-        Some(dir) => (cache_dir::absolute(dir.to_path_buf())?, None),
-        None => (synthetic_model(request.preset, request.seed)?, Some(request.preset.to_string())),
+    // A preset says which shape it was sized for; any other model gets shapes from its config.
+    let (model_dir, preset, shape) = match request.model {
+        Some(dir) => (cache_dir::absolute(dir.to_path_buf())?, None, None),
+        None => (
+            synthetic_model(request.preset, request.seed)?,
+            Some(request.preset.to_string()),
+            Some(mlx_model::preset_run_shape(request.preset).map_err(|e| e.to_string())?),
+        ),
     };
     let config_path = model_dir.join("config.json");
     let text = std::fs::read_to_string(&config_path)
         .map_err(|e| format!("reading {}: {e}", config_path.display()))?;
     let config = ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let moe = config.num_experts > 0 && config.num_experts_per_tok > 0;
-    let prefill_chunk = request.prefill_chunk.unwrap_or_else(|| default_chunk(&config));
-    // One full chunk: the prompt minus its last token is what gets prefilled in chunks.
-    let prompt_len = request.prompt_len.unwrap_or(prefill_chunk + 1);
-    if prompt_len == 0 || prefill_chunk == 0 || request.gen_len == 0 {
+    let prefill_chunk = request
+        .prefill_chunk
+        .or(shape.as_ref().map(|s| s.prefill_chunk))
+        .unwrap_or_else(|| default_chunk(&config));
+    // Two chunks: the second attends to a longer cache than its rows (the offset causal case).
+    let prompt_len = request.prompt_len.or(shape.as_ref().map(|s| s.prompt_len)).unwrap_or(2 * prefill_chunk);
+    let gen_len = request.gen_len.or(shape.as_ref().map(|s| s.gen_len)).unwrap_or(DEFAULT_GEN_LEN);
+    if prompt_len == 0 || prefill_chunk == 0 || gen_len == 0 {
         return Err("--prompt-len, --prefill-chunk and --gen-len must be at least 1".into());
     }
     let prompt = mlx_model::synthetic_prompt(config.vocab_size, prompt_len, request.seed);
@@ -91,7 +102,7 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
             dtype: None, // filled in from the workers, which load the model
         },
         prompt_len,
-        gen_len: request.gen_len,
+        gen_len,
         prefill_chunk,
         prompt,
     })
