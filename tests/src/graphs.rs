@@ -11,6 +11,7 @@
 //! how MLX walks the graph and where identity indices come from, not what is computed.
 //! [`encode`] / [`decode`] carry the outputs between processes as text.
 
+use crate::rng::Rng;
 use mlx::{ops, quantized, stream, Array, Device, Dtype, Result, Stream};
 
 /// One evaluated output.
@@ -22,29 +23,6 @@ pub struct Output {
     pub bytes: Vec<u8>,
 }
 
-/// SplitMix64: small, fixed, the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in 0..n (n > 0).
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn chance(&mut self, one_in: usize) -> bool {
-        self.below(one_in) == 0
-    }
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
-
 /// Largest array a graph keeps (elements).
 const MAX_ELEMENTS: usize = 4096;
 
@@ -52,7 +30,7 @@ const FLOATS: [Dtype; 3] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16];
 
 /// A float: one in nine is an edge case (more would turn most results into NaN).
 fn value(rng: &mut Rng) -> f32 {
-    match rng.below(64) {
+    match rng.index(64) {
         0 => f32::NAN,
         1 => f32::INFINITY,
         2 => f32::NEG_INFINITY,
@@ -116,7 +94,7 @@ impl Builder {
     fn any(&mut self) -> Array {
         // Half the time a recent array (deep chains), else anything (long edges, fan-out).
         let n = self.pool.len();
-        let i = if self.rng.chance(2) { self.rng.below(n) } else { n - 1 - self.rng.below(n.min(6)) };
+        let i = if self.rng.chance(2) { self.rng.index(n) } else { n - 1 - self.rng.index(n.min(6)) };
         self.pool[i].clone()
     }
 
@@ -133,7 +111,7 @@ impl Builder {
     /// (shapes, axes), which both builds do alike.
     fn step(&mut self) -> Result<Vec<Array>> {
         let (r, c) = (self.rows, self.cols);
-        Ok(match self.rng.below(17) {
+        Ok(match self.rng.index(17) {
             0 => {
                 let shape = self.rng.pick(&shapes(r, c)).clone();
                 let dtype = *self.rng.pick(&FLOATS);
@@ -174,7 +152,7 @@ impl Builder {
             }
             6 => {
                 let a = self.any();
-                let axis = self.rng.below(2) as i32;
+                let axis = self.rng.index(2) as i32;
                 if a.size() == 0 {
                     // Stock v0.32.4 loops forever on some empty strided inputs (an f16 mean
                     // over axis 0 of a transposed [3, 0] array), patched or not.
@@ -190,18 +168,18 @@ impl Builder {
                 let first = self.any();
                 let mut parts = vec![first.clone()];
                 let width = if self.rng.chance(4) { 40 } else { 12 };
-                for _ in 0..self.rng.below(width) {
+                for _ in 0..self.rng.index(width) {
                     let b = self.any();
                     parts.push(if b.shape() == first.shape() { b } else { first.clone() });
                 }
-                let out = ops::concatenate(&parts, self.rng.below(2) as i32)?;
+                let out = ops::concatenate(&parts, self.rng.index(2) as i32)?;
                 self.stats.widest_fan_in = self.stats.widest_fan_in.max(parts.len());
                 vec![out]
             }
             9 => {
                 // Several outputs of one primitive (siblings).
                 let a = self.any();
-                let parts = ops::split(&a, 1 + self.rng.below(3) as i32, self.rng.below(2) as i32)?;
+                let parts = ops::split(&a, 1 + self.rng.index(3) as i32, self.rng.index(2) as i32)?;
                 self.stats.multi_output += usize::from(parts.len() > 1);
                 parts
             }
@@ -209,14 +187,14 @@ impl Builder {
             11 => {
                 // Non-contiguous views.
                 let a = self.any();
-                match self.rng.below(3) {
+                match self.rng.index(3) {
                     0 => vec![ops::transpose(&a)?],
                     1 => vec![ops::broadcast_to(&a, &[r, c])?],
                     _ => {
                         let shape = a.shape();
                         let stop: Vec<i32> = shape.clone();
                         let start = vec![0; shape.len()];
-                        let strides: Vec<i32> = shape.iter().map(|_| 1 + self.rng.below(2) as i32).collect();
+                        let strides: Vec<i32> = shape.iter().map(|_| 1 + self.rng.index(2) as i32).collect();
                         vec![ops::slice(&a, &start, &stop, &strides)?]
                     }
                 }
@@ -229,7 +207,7 @@ impl Builder {
                 let (a, b) = (self.any(), self.any());
                 vec![ops::where_(&ops::isnan(&a)?, &b, &a)?]
             }
-            14 => vec![ops::cumsum(&self.any(), self.rng.below(2) as i32, self.rng.chance(2), true)?],
+            14 => vec![ops::cumsum(&self.any(), self.rng.index(2) as i32, self.rng.chance(2), true)?],
             15 => vec![ops::copy(&self.any())?],
             _ => vec![self.gather()?],
         })
@@ -243,7 +221,7 @@ impl Builder {
         let mix = ops::sum_all(&self.float32()?, false)?;
         let a = ops::add(&leaf(&mut self.rng, &[b, 1, k], Dtype::Float32)?, &mix)?;
         let w = leaf(&mut self.rng, &[e, k, n], Dtype::Float32)?;
-        let idx: Vec<u32> = (0..b).map(|_| self.rng.below(e as usize) as u32).collect();
+        let idx: Vec<u32> = (0..b).map(|_| self.rng.index(e as usize) as u32).collect();
         let idx = Array::from_slice(&idx, &[b])?;
         let y = quantized::gather_mm(&a, &w, None, Some(&idx), false)?;
         self.stats.gathers += 1;
@@ -266,7 +244,7 @@ fn second_stream() -> Result<Stream> {
 }
 
 fn eval_some(b: &mut Builder) -> Result<()> {
-    let picked: Vec<Array> = (0..1 + b.rng.below(3)).map(|_| b.any()).collect();
+    let picked: Vec<Array> = (0..1 + b.rng.index(3)).map(|_| b.any()).collect();
     b.stats.partial_evals += 1;
     if b.rng.chance(2) {
         b.stats.partial_async_evals += 1;
@@ -298,10 +276,10 @@ pub fn evaluate_with_stats(seed: u64) -> Result<(Vec<Output>, Stats)> {
         b.pool.push(a);
     }
 
-    let n_ops = 20 + b.rng.below(200);
+    let n_ops = 20 + b.rng.index(200);
     let partial_evals = b.rng.chance(2);
     for _ in 0..n_ops {
-        let s = b.streams[b.rng.below(b.streams.len())].clone();
+        let s = b.streams[b.rng.index(b.streams.len())].clone();
         if let Ok(Ok(arrays)) = stream::with_stream(&s, || b.step()) {
             // Concatenates and matmuls could grow shapes without bound; keep graphs small.
             if !arrays.is_empty() && arrays.iter().all(|a| a.size() <= MAX_ELEMENTS) {
@@ -315,7 +293,7 @@ pub fn evaluate_with_stats(seed: u64) -> Result<(Vec<Output>, Stats)> {
     }
 
     let mut outputs: Vec<Array> = b.pool.iter().rev().take(3).cloned().collect();
-    for _ in 0..b.rng.below(8) {
+    for _ in 0..b.rng.index(8) {
         outputs.push(b.any());
     }
     if b.rng.chance(3) {

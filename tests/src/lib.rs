@@ -1,3 +1,4 @@
 //! Shared helpers of the workspace's integration and differential tests.
 
 pub mod graphs;
+pub mod rng;

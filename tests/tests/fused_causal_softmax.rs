@@ -26,23 +26,13 @@ fn serial() -> MutexGuard<'static, ()> {
 
 const FLOATS: [Dtype; 4] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16, Dtype::Float64];
 
-/// SplitMix64: the per-case generator, seeded by proptest.
-struct Rng(u64);
+use mlx_tests::rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
+trait Normal {
+    fn normal(&mut self, scale: f64) -> f64;
+}
+
+impl Normal for Rng {
     /// Roughly normal, mean 0, standard deviation about `scale`.
     fn normal(&mut self, scale: f64) -> f64 {
         ((0..4).map(|_| self.unit()).sum::<f64>() - 2.0) * 1.7 * scale

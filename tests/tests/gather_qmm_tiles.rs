@@ -12,26 +12,14 @@ use mlx::quantized::{gather_qmm, QuantMode, QuantParams};
 use mlx::{Array, Dtype};
 use proptest::prelude::*;
 
-/// splitmix64: all of a case's inputs come from one seed drawn by proptest.
-struct Rng(u64);
+use mlx_tests::rng::Rng;
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
+/// Standard normal draws (Box-Muller) on top of the shared generator.
+trait Normal {
+    fn normal(&mut self) -> f32;
+}
 
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
+impl Normal for Rng {
     fn normal(&mut self) -> f32 {
         let (u, v) = (self.unit().max(1e-300), self.unit());
         ((-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()) as f32
