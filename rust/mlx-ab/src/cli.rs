@@ -28,7 +28,7 @@ pub enum Command {
     Generate(GenerateArgs),
     /// A/B two MLX builds on one model: identical tokens and logits? how much faster?
     /// Exit status: 0 identical, 1 outputs differ, 2 error.
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// One arm's process (started by `run` and `generate`).
     #[command(hide = true)]
     Worker {

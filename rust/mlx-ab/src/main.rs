@@ -32,7 +32,7 @@ fn main() -> ExitCode {
         Command::Info => info::print(),
         Command::MakeModel { out, preset, seed } => make_model(&out, &preset, seed),
         Command::Generate(args) => generate::main(args),
-        Command::Run(args) => run::main(args),
+        Command::Run(args) => run::main(*args),
         Command::Worker { job } => return worker::main(&job),
     };
     match result {

@@ -54,7 +54,7 @@ pub fn logits_to_bytes(rows: &[Vec<f32>]) -> Vec<u8> {
 }
 
 pub fn logits_from_bytes(bytes: &[u8]) -> Result<Vec<f32>, String> {
-    if bytes.len() % 4 != 0 {
+    if !bytes.len().is_multiple_of(4) {
         return Err(format!("logits file of {} bytes is not a whole number of f32", bytes.len()));
     }
     Ok(bytes.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
