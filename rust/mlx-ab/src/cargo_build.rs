@@ -90,13 +90,14 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
         match message["reason"].as_str() {
             Some(reason @ ("compiler-artifact" | "build-script-executed")) => {
-                if reason == "build-script-executed" && package_name(&message).is_some_and(|p| p.starts_with("mlx-sys")) {
+                let package = message["package_id"].as_str().map(package_name);
+                if reason == "build-script-executed" && package == Some("mlx-sys") {
                     mlx_sys_done.store(true, Ordering::Relaxed);
                 }
                 units += 1;
                 bar.set_position(units.min(bar.length().unwrap_or(units)));
-                if let Some(name) = message["target"]["name"].as_str().or_else(|| package_name(&message)) {
-                    bar.set_message(format!("{} ({name})", spec.label()));
+                if let Some(package) = package {
+                    bar.set_message(format!("{} ({package})", spec.label()));
                 }
             }
             Some("build-finished") => success = message["success"].as_bool() == Some(true),
@@ -125,9 +126,14 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     Ok(BuiltArm { binary, target_dir })
 }
 
-/// `path+file:///.../mlx-sys#0.1.0` or `registry+...#serde@1.0.1` -> `mlx-sys#0.1.0`, `serde@1.0.1`.
-fn package_name(message: &serde_json::Value) -> Option<&str> {
-    message["package_id"].as_str().and_then(|id| id.rsplit('/').next())
+/// The name in a package id: `path+file:///ws/mlx-sys#0.1.0` -> `mlx-sys`,
+/// `registry+https://.../index#serde@1.0.1` -> `serde`, `path+file:///ws/x#name@0.1.0` -> `name`.
+fn package_name(id: &str) -> &str {
+    match id.rsplit_once('#') {
+        Some((_, fragment)) if fragment.contains('@') => fragment.split('@').next().unwrap(),
+        Some((url, _)) => url.rsplit('/').next().unwrap(),
+        None => id,
+    }
 }
 
 fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path) {
@@ -287,6 +293,13 @@ fn estimate_units(workspace: &Path, spec: &ArmSpec) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn package_names_from_ids() {
+        assert_eq!(package_name("path+file:///ws/mlx-sys#0.1.0"), "mlx-sys");
+        assert_eq!(package_name("registry+https://example.org/index#proc-macro2@1.0.107"), "proc-macro2");
+        assert_eq!(package_name("path+file:///ws/tests#mlx-tests@0.1.0"), "mlx-tests");
+    }
 
     #[test]
     fn recognizes_its_own_mlx_build_spec() {
