@@ -61,17 +61,7 @@ fn in_process(job: &Job) -> Result<(Info, RunResult, Vec<f32>), String> {
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
     let generation = worker::generate(&model, job)?;
     let logits = generation.logits.concat();
-    let result = RunResult {
-        vocab: model.config().vocab_size,
-        prompt_tokens: generation.prompt_tokens,
-        prefill_seconds: generation.prefill_seconds,
-        decode_seconds: generation.decode_seconds,
-        prefill_tps: generation.prefill_tokens_per_second(),
-        decode_tps: generation.decode_tokens_per_second(),
-        peak_memory_bytes: generation.peak_memory_bytes as u64,
-        tokens: generation.tokens,
-    };
-    Ok((Info::current(), result, logits))
+    Ok((Info::current(), worker::run_result(&model, generation), logits))
 }
 
 fn in_arm(job: &Job, spec: ArmSpec) -> Result<(Info, RunResult, Vec<f32>), String> {

@@ -71,7 +71,12 @@ pub fn run_once(model: &mlx_model::Model, job: &Job, logits_path: Option<&Path>)
         std::fs::write(path, protocol::logits_to_bytes(&generation.logits))
             .map_err(|e| format!("writing logits {}: {e}", path.display()))?;
     }
-    Ok(RunResult {
+    Ok(run_result(model, generation))
+}
+
+/// What a run reports besides its logits.
+pub fn run_result(model: &mlx_model::Model, generation: mlx_model::Generation) -> RunResult {
+    RunResult {
         vocab: model.config().vocab_size,
         prompt_tokens: generation.prompt_tokens,
         prefill_seconds: generation.prefill_seconds,
@@ -80,7 +85,7 @@ pub fn run_once(model: &mlx_model::Model, job: &Job, logits_path: Option<&Path>)
         decode_tps: generation.decode_tokens_per_second(),
         peak_memory_bytes: generation.peak_memory_bytes as u64,
         tokens: generation.tokens,
-    })
+    }
 }
 
 pub fn generate(model: &mlx_model::Model, job: &Job) -> Result<mlx_model::Generation, String> {
