@@ -5,12 +5,16 @@
 
 use std::path::{Path, PathBuf};
 
-const PATCH_IDS: [&str; 3] = ["gather_qmm_tiles", "fused_causal_softmax", "eval_walk"];
+/// `gather_qmm_tiles` for patch id `gather-qmm-tiles`: the file stems of patch-only sources.
+fn patch_stems() -> Vec<String> {
+    mlx_build::series::ids().iter().map(|id| id.replace('-', "_")).collect()
+}
 
 fn main() {
     let include = PathBuf::from(std::env::var("DEP_MLX_INCLUDE").expect("mlx-sys exports include"));
+    let shims = PathBuf::from(std::env::var("DEP_MLX_SHIM_INCLUDE").expect("mlx-sys exports its shims"));
     let enabled = |stem: &str| {
-        !PATCH_IDS.contains(&stem)
+        !is_patch_stem(stem)
             || std::env::var_os(format!("CARGO_FEATURE_{}", stem.to_uppercase())).is_some()
     };
     let bridges: Vec<PathBuf> = ["src/ffi", "src"]
@@ -30,7 +34,7 @@ fn main() {
         .files(&shims)
         .include(&include)
         .include("cpp")
-        .include("../mlx-sys/cpp")
+        .include(&shims)
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
         .opt_level(2)
@@ -38,7 +42,11 @@ fn main() {
 }
 
 fn is_patch_file(path: &Path) -> bool {
-    PATCH_IDS.contains(&stem(path))
+    is_patch_stem(stem(path))
+}
+
+fn is_patch_stem(stem: &str) -> bool {
+    patch_stems().iter().any(|s| s == stem)
 }
 
 fn stem(path: &Path) -> &str {

@@ -1,53 +1,56 @@
-//! Configures and builds MLX with the `cmake` crate: Release, CPU backend (Metal on macOS),
-//! offline (no FetchContent downloads), ccache when present.
+//! Configures and builds MLX with the `cmake` crate: Release, CPU backend (Metal on macOS, CUDA
+//! with the `cuda` feature), offline unless a CUDA build is given no dependency sources, ccache
+//! when present. The flags themselves come from `mlx_build::cmake_flags`.
 
+use crate::cuda::Toolkit;
 use crate::progress::Progress;
 use crate::Fallible;
+use mlx_build::cmake_flags::{self, Backend, BuildOptions};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// CMake definitions; part of the cache key. FetchContent is pointed at a staged copy of the
-/// system nlohmann-json, so nothing is downloaded.
-pub fn configure_flags() -> Vec<String> {
-    let metal = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos");
-    let mut flags: Vec<String> = [
-        "CMAKE_BUILD_TYPE=Release",
-        "BUILD_SHARED_LIBS=OFF",
-        "MLX_BUILD_EXAMPLES=OFF",
-        "MLX_BUILD_BENCHMARKS=OFF",
-        "MLX_BUILD_PYTHON_BINDINGS=OFF",
-        "MLX_BUILD_CPU=ON",
-        "MLX_BUILD_GGUF=OFF",
-        "MLX_BUILD_SAFETENSORS=ON",
-        "USE_SYSTEM_FMT=ON",
-    ]
-    .map(String::from)
-    .to_vec();
-    // Not run here: the Metal backend fetches metal-cpp at configure time, so only Linux is
-    // built fully offline.
-    flags.push(format!("FETCHCONTENT_FULLY_DISCONNECTED={}", if metal { "OFF" } else { "ON" }));
-    // MLX's own C++ suite (doctest), built beside the library when asked for.
-    flags.push(format!("MLX_BUILD_TESTS={}", if cpp_suite() { "ON" } else { "OFF" }));
-    // Not run here: on macOS MLX builds its Metal backend (needs Xcode's metal tool).
-    flags.push(format!("MLX_BUILD_METAL={}", if metal { "ON" } else { "OFF" }));
-    flags
+/// This build's options, from mlx-sys's cargo features and `MLX_CUDA_ARCHITECTURES`.
+pub fn options(toolkit: Option<&Toolkit>) -> BuildOptions {
+    let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
+    let backend = if toolkit.is_some() {
+        Backend::Cuda { architectures: std::env::var("MLX_CUDA_ARCHITECTURES").ok().filter(|a| !a.is_empty()) }
+    } else if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos") {
+        Backend::Metal
+    } else {
+        Backend::Cpu
+    };
+    // Not run here: the Metal backend fetches metal-cpp at configure time; CUDA fetches its
+    // dependencies when no MLX_CUDA_DEPS_DIR names local copies.
+    let fetch_online = backend == Backend::Metal || toolkit.is_some_and(|t| !t.offline());
+    BuildOptions { backend, shared: feature("SHARED"), cpp_suite: feature("CPP_SUITE"), fetch_online }
 }
 
 /// Builds `staging/mlx` in `staging/build` and installs into `staging` (`include/`, `lib/`).
-pub fn build(staging: &Path, key: &str) -> Fallible<()> {
-    let json = stage_nlohmann_json(&staging.join("deps/json"))?;
+pub fn build(staging: &Path, key: &str, options: &BuildOptions, toolkit: Option<&Toolkit>) -> Fallible<()> {
     let mut config = cmake::Config::new(staging.join("mlx"));
     config.out_dir(staging).profile("Release").no_default_flags(true);
-    for flag in configure_flags() {
-        let (name, value) = flag.split_once('=').unwrap();
+    for (name, value) in cmake_flags::definitions(options) {
         config.define(name, value);
     }
+    let json = match toolkit.and_then(|t| t.dep("JSON")) {
+        Some(dir) => dir.to_path_buf(),
+        None => stage_nlohmann_json(&staging.join("deps/json"))?,
+    };
     config.define("FETCHCONTENT_SOURCE_DIR_JSON", &json);
+    if let Some(toolkit) = toolkit {
+        config.define("CMAKE_CUDA_COMPILER", toolkit.cuda_home.join("bin/nvcc"));
+        config.define("CUDAToolkit_ROOT", &toolkit.cuda_home);
+        config.define("CUDNN_INCLUDE_PATH", toolkit.cudnn_root.join("include"));
+        config.define("CUDNN_LIBRARY_PATH", toolkit.cudnn_root.join("lib"));
+        for (name, dir) in toolkit.deps.iter().filter(|(n, _)| n != "JSON") {
+            config.define(format!("FETCHCONTENT_SOURCE_DIR_{name}"), dir);
+        }
+    }
     if let Some(metallib_dir) = metallib_dir(staging, key) {
         // MLX compiles this path in; keep it outside the directory that gets renamed.
         config.define("MLX_METAL_PATH", metallib_dir);
     }
-    if cpp_suite() {
+    if options.cpp_suite && toolkit.and_then(|t| t.dep("DOCTEST")).is_none() {
         config.define("FETCHCONTENT_SOURCE_DIR_DOCTEST", stage_doctest(&staging.join("deps/doctest"))?);
     }
     // Paths relative to the staging dir let ccache reuse objects across build keys.
@@ -78,10 +81,6 @@ pub fn build(staging: &Path, key: &str) -> Fallible<()> {
 fn metallib_dir(staging: &Path, key: &str) -> Option<PathBuf> {
     let macos = std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos");
     macos.then(|| staging.parent().unwrap().parent().unwrap().join("metallib").join(key))
-}
-
-fn cpp_suite() -> bool {
-    std::env::var_os("CARGO_FEATURE_CPP_SUITE").is_some()
 }
 
 /// MLX's tests declare doctest with FetchContent; Debian's doctest-dev serves as its source.

@@ -6,10 +6,12 @@
 //! - `MLX_EXTRA_PATCHES`: more patch files (path-list syntax), applied after the series.
 //! - `MLX_AB_CACHE_DIR`: where builds are cached (default `$XDG_CACHE_HOME/mlx-ab` or
 //!   `~/.cache/mlx-ab`).
+//! - With the `cuda` feature: `MLX_CUDA_ARCHITECTURES` (default: MLX detects this machine's GPU),
+//!   `MLX_CUDA_DEPS_DIR` (unpacked sources of MLX's CUDA dependencies, for offline builds),
+//!   `CUDA_HOME`, `CUDNN_ROOT`.
 
-mod cache;
 mod cmake_build;
-mod digest;
+mod cuda;
 mod patches;
 mod progress;
 mod source;
@@ -18,8 +20,11 @@ use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use mlx_build::cache::{self, BuildSpec, Cache};
+use mlx_build::cmake_flags;
+
 /// A build-script failure: printed as one clear message saying what failed and what to do.
-pub type Fallible<T> = Result<T, String>;
+pub type Fallible<T> = mlx_build::Fallible<T>;
 
 fn main() {
     if let Err(message) = run() {
@@ -31,7 +36,17 @@ fn main() {
 fn run() -> Fallible<()> {
     let manifest_dir = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap());
     let repo_root = manifest_dir.parent().unwrap().to_path_buf();
-    for var in ["MLX_SRC_DIR", "MLX_EXTRA_PATCHES", "MLX_AB_CACHE_DIR", "CXX", "CC"] {
+    for var in [
+        "MLX_SRC_DIR",
+        "MLX_EXTRA_PATCHES",
+        "MLX_AB_CACHE_DIR",
+        "CXX",
+        "CC",
+        "MLX_CUDA_ARCHITECTURES",
+        "MLX_CUDA_DEPS_DIR",
+        "CUDA_HOME",
+        "CUDNN_ROOT",
+    ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
     for path in ["build", "pristine/Cargo.toml", "pristine/Cargo.lock", "pristine/SOURCE_DIGEST"] {
@@ -39,21 +54,46 @@ fn run() -> Fallible<()> {
     }
     println!("cargo:rerun-if-changed={}", repo_root.join("patches").display());
 
-    let cache = cache::Cache::open()?;
+    // A CUDA build checks the machine first: one clear error before any work.
+    let toolkit = match env::var_os("CARGO_FEATURE_CUDA") {
+        Some(_) => Some(cuda::locate()?),
+        None => None,
+    };
+    let options = cmake_build::options(toolkit.as_ref());
+    let cache = Cache::open()?;
     let source = source::locate(&manifest_dir, &cache)?;
     let selected = patches::select(&repo_root.join("patches"))?;
-    let build = cache::BuildSpec::new(&source, &selected, &cmake_build::configure_flags());
+    let flags: Vec<String> =
+        cmake_flags::definitions(&options).iter().map(|(k, v)| format!("{k}={v}")).collect();
+    let mut facts = vec![
+        ("source", source.origin.clone()),
+        ("source digest", source.digest.clone()),
+        ("patches", selected.fingerprint()),
+        ("flags", flags.join(" ")),
+        ("compiler", cache::tool_version(&env::var("CXX").unwrap_or_else(|_| "c++".into()))),
+        ("cmake", cache::tool_version("cmake")),
+        ("target", env::var("TARGET").unwrap_or_default()),
+    ];
+    if let Some(toolkit) = &toolkit {
+        facts.push(("cuda", toolkit.versions.clone()));
+    }
+    let build = BuildSpec::new(&facts);
     let prefix = cache.build(&build, |staging| {
         source::copy_tree(&source.dir, &staging.join("mlx"))?;
         patches::apply_all(&staging.join("mlx"), &selected)?;
-        cmake_build::build(staging, &build.key)
+        cmake_build::build(staging, &build.key, &options, toolkit.as_ref())?;
+        // Read at run time by programs that load this library (see mlx_sys::build_info).
+        let ids = selected.series_ids().join("\n");
+        fs::write(staging.join("PATCHES"), ids).map_err(|e| format!("writing PATCHES: {e}"))
     })?;
 
-    write_build_info(&source, &selected, &build.key, &prefix)?;
+    write_build_info(&source, &selected, &build.key, &prefix, &options)?;
     compile_bridge(&manifest_dir, &prefix.join("include"))?;
-    link_mlx(&prefix);
+    link_mlx(&prefix, options.shared_library())?;
     println!("cargo:root={}", prefix.display());
     println!("cargo:include={}", prefix.join("include").display());
+    // Bridges of other crates (mlx-ext) include the shims' headers: DEP_MLX_SHIM_INCLUDE.
+    println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
     Ok(())
 }
 
@@ -63,7 +103,13 @@ fn write_build_info(
     selected: &patches::Selection,
     key: &str,
     prefix: &Path,
+    options: &cmake_flags::BuildOptions,
 ) -> Fallible<()> {
+    let backend = match options.backend {
+        cmake_flags::Backend::Cpu => "cpu",
+        cmake_flags::Backend::Metal => "metal",
+        cmake_flags::Backend::Cuda { .. } => "cuda",
+    };
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("build_info.rs");
     let text = format!(
         "/// Patch ids of `patches/series` applied to this build, in series order.\n\
@@ -79,7 +125,11 @@ fn write_build_info(
          /// Cache key of this MLX build (source, patches, flags, compiler).\n\
          pub const BUILD_KEY: &str = {:?};\n\
          /// This MLX build in the cache: install prefix, with `build/` (the cmake tree) in it.\n\
-         pub const BUILD_DIR: &str = {:?};\n",
+         pub const BUILD_DIR: &str = {:?};\n\
+         /// The GPU backend built beside the CPU one: `cpu` (none), `cuda` or `metal`.\n\
+         pub const BACKEND: &str = {:?};\n\
+         /// Whether programs link `libmlx.so` (found at run time) rather than `libmlx.a`.\n\
+         pub const SHARED: bool = {};\n",
         selected.series_ids(),
         selected.extra_names(),
         source.digest,
@@ -87,6 +137,8 @@ fn write_build_info(
         source.dir.display().to_string(),
         key,
         prefix.display().to_string(),
+        backend,
+        options.shared_library(),
     );
     fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
 }
@@ -113,7 +165,23 @@ fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
     Ok(())
 }
 
-fn link_mlx(prefix: &Path) {
+fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {
+    if shared {
+        // cargo run / cargo test put link-search folders inside OUT_DIR on the loader's path:
+        // link through links there, so `libmlx.so` is found without an rpath (which a build
+        // script cannot give to other crates' binaries).
+        let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mlx");
+        for sub in ["lib", "include", "PATCHES"] {
+            let link = out.join(sub);
+            let _ = fs::remove_file(&link);
+            fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;
+            std::os::unix::fs::symlink(prefix.join(sub), &link)
+                .map_err(|e| format!("linking {}: {e}", link.display()))?;
+        }
+        println!("cargo:rustc-link-search=native={}", out.join("lib").display());
+        println!("cargo:rustc-link-lib=dylib=mlx");
+        return Ok(());
+    }
     println!("cargo:rustc-link-search=native={}", prefix.join("lib").display());
     println!("cargo:rustc-link-lib=static=mlx");
     if env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos") {
@@ -126,6 +194,7 @@ fn link_mlx(prefix: &Path) {
             println!("cargo:rustc-link-lib={lib}");
         }
     }
+    Ok(())
 }
 
 pub fn sorted_files(dir: &Path, extension: &str) -> Fallible<Vec<PathBuf>> {

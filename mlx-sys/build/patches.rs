@@ -1,7 +1,8 @@
 //! Which patches a build applies (the `patches/series` entries whose cargo feature is on, then
 //! `MLX_EXTRA_PATCHES`), and applying them: a patch that does not apply stops the build.
 
-use crate::{digest, run_command, Fallible};
+use crate::{run_command, Fallible};
+use mlx_build::{digest, series};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -37,28 +38,12 @@ impl Selection {
     }
 }
 
-/// `0002-fused-causal-softmax.patch` -> `fused-causal-softmax`.
-pub fn id_of(file_name: &str) -> &str {
-    let stem = file_name.strip_suffix(".patch").unwrap_or(file_name);
-    match stem.split_once('-') {
-        Some((number, rest)) if number.chars().all(|c| c.is_ascii_digit()) => rest,
-        _ => stem,
-    }
-}
-
 pub fn select(patch_dir: &Path) -> Fallible<Selection> {
-    let series_path = patch_dir.join("series");
-    let series = fs::read_to_string(&series_path)
-        .map_err(|e| format!("reading {}: {e}", series_path.display()))?;
     let mut selection = Selection { series: Vec::new(), extra: Vec::new() };
-    for file_name in series.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
-        let id = id_of(file_name);
-        let feature = format!("CARGO_FEATURE_{}", id.to_uppercase().replace('-', "_"));
-        if std::env::var_os(&feature).is_none() {
-            continue;
+    for entry in series::entries() {
+        if std::env::var_os(series::feature_env(entry.id)).is_some() {
+            selection.series.push(read_patch(entry.id, &patch_dir.join(entry.file_name))?);
         }
-        selection.series.push(read_patch(id, &patch_dir.join(file_name))?);
     }
     if let Some(list) = std::env::var_os("MLX_EXTRA_PATCHES") {
         for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {

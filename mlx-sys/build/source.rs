@@ -1,8 +1,9 @@
 //! Where the MLX source comes from: `MLX_SRC_DIR`, or pristine v0.32.4 recovered from the
 //! `rlx-mlx-sys =0.2.19` crate (fetched by cargo, never built; its own patches reversed).
 
-use crate::cache::Cache;
-use crate::{digest, run_command, sorted_files, Fallible};
+use crate::{run_command, sorted_files, Fallible};
+use mlx_build::cache::Cache;
+use mlx_build::digest;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,15 +4,21 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SERIES_IDS: [&str; 3] = ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"];
+use mlx_build::series;
 
-fn patches_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../patches")
+fn series_files() -> Vec<PathBuf> {
+    series::entries().iter().map(|e| series::patch_dir().join(e.file_name)).collect()
 }
 
-fn series() -> Vec<PathBuf> {
-    let text = std::fs::read_to_string(patches_dir().join("series")).expect("patches/series");
-    text.lines().filter(|l| !l.trim().is_empty()).map(|l| patches_dir().join(l.trim())).collect()
+/// A cargo command for a nested build: the outer cargo's jobserver and target dir stay out.
+fn nested_cargo(target: &str) -> Command {
+    let mut cargo = Command::new(env!("CARGO"));
+    for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
+        cargo.env_remove(name);
+    }
+    cargo.arg("--target-dir").arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join(target));
+    cargo.current_dir(env!("CARGO_MANIFEST_DIR"));
+    cargo
 }
 
 /// Applies `patches` in order to a fresh copy of the unpatched source; Err names what failed.
@@ -34,28 +40,71 @@ fn apply_to_fresh_source(patches: &[PathBuf]) -> Result<(), String> {
 }
 
 #[test]
-fn series_lists_the_three_patches_in_order_and_their_files_exist() {
-    let files = series();
-    let ids: Vec<String> = files
-        .iter()
-        .map(|p| p.file_stem().unwrap().to_str().unwrap().split_once('-').unwrap().1.to_string())
-        .collect();
-    assert_eq!(ids, SERIES_IDS);
-    for file in &files {
+fn series_files_exist() {
+    for file in series_files() {
         assert!(file.is_file(), "{} is missing", file.display());
     }
 }
 
+/// Every crate that selects patches has exactly one feature per series id, default all of them.
+#[test]
+fn every_patch_selecting_crate_has_the_series_as_features() {
+    let out = Command::new(env!("CARGO"))
+        .args(["metadata", "--no-deps", "--offline", "--format-version", "1"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids = series::ids();
+    // Features that are not patches.
+    let other = ["default", "cpp-suite", "shared", "cuda"];
+    let mut checked = 0;
+    for package in metadata["packages"].as_array().unwrap() {
+        let features = package["features"].as_object().unwrap();
+        if !ids.iter().any(|id| features.contains_key(*id)) {
+            continue;
+        }
+        let name = package["name"].as_str().unwrap();
+        let patch_features: Vec<&str> =
+            features.keys().map(String::as_str).filter(|f| !other.contains(f)).collect();
+        let mut want = ids.clone();
+        want.sort();
+        assert_eq!(patch_features, want, "{name}: patch features vs patches/series");
+        let default: Vec<&str> = features["default"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        assert_eq!(default, ids, "{name}: default features must be the whole series, in order");
+        checked += 1;
+    }
+    assert!(checked >= 6, "only {checked} crates select patches");
+}
+
+/// Without nvcc and cuDNN, the `cuda` feature stops at once with one message naming both.
+#[test]
+fn cuda_feature_without_a_toolkit_names_what_is_missing() {
+    let output = nested_cargo("no-cuda")
+        .args(["build", "--offline", "-p", "mlx-sys", "--no-default-features", "--features", "cuda"])
+        .env("CUDA_HOME", "/nonexistent/cuda")
+        .env("CUDNN_ROOT", "/nonexistent/cudnn")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "the build must stop:\n{stderr}");
+    assert!(stderr.contains("this machine lacks"), "{stderr}");
+    assert!(stderr.contains("nvcc (looked for /nonexistent/cuda/bin/nvcc)"), "{stderr}");
+    assert!(stderr.contains("cuDNN (include/cudnn.h"), "{stderr}");
+    assert!(!stderr.contains("CMake Error"), "cmake must not run:\n{stderr}");
+}
+
 #[test]
 fn each_patch_applies_alone() {
-    for patch in series() {
+    for patch in series_files() {
         apply_to_fresh_source(std::slice::from_ref(&patch)).unwrap();
     }
 }
 
 #[test]
 fn all_patches_apply_in_series_order() {
-    apply_to_fresh_source(&series()).unwrap();
+    apply_to_fresh_source(&series_files()).unwrap();
 }
 
 /// The real build script, stopped before cmake by an extra patch that cannot apply.
@@ -65,11 +114,9 @@ fn a_patch_that_does_not_apply_stops_the_build_naming_patch_and_file() {
     let bogus = scratch.path().join("0099-bogus.patch");
     let hunk = "--- a/mlx/array.h\n+++ b/mlx/array.h\n@@ -1,3 +1,3 @@\n-no such line\n+x\n a\n b\n";
     std::fs::write(&bogus, hunk).unwrap();
-    let output = Command::new(env!("CARGO"))
-        .args(["build", "--offline", "-p", "mlx-sys", "--no-default-features", "--target-dir"])
-        .arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join("bogus-patch"))
+    let output = nested_cargo("bogus-patch")
+        .args(["build", "--offline", "-p", "mlx-sys", "--no-default-features"])
         .env("MLX_EXTRA_PATCHES", &bogus)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);

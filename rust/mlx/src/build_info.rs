@@ -23,17 +23,8 @@ pub fn build_info() -> BuildInfo {
     }
 }
 
-/// Patch ids this crate's features asked for, in series order.
+/// Patch ids this crate's features asked for, in series order (written by build.rs from
+/// `patches/series` and the enabled features).
 pub fn requested_patches() -> Vec<&'static str> {
-    let mut ids = Vec::new();
-    if cfg!(feature = "gather-qmm-tiles") {
-        ids.push("gather-qmm-tiles");
-    }
-    if cfg!(feature = "fused-causal-softmax") {
-        ids.push("fused-causal-softmax");
-    }
-    if cfg!(feature = "eval-walk") {
-        ids.push("eval-walk");
-    }
-    ids
+    include!(concat!(env!("OUT_DIR"), "/requested_patches.rs")).to_vec()
 }

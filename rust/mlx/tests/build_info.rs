@@ -10,24 +10,9 @@ fn patches_applied_are_the_features_requested() {
         "features ask for {:?}",
         mlx::requested_patches()
     );
-    #[cfg(not(any(
-        feature = "gather-qmm-tiles",
-        feature = "fused-causal-softmax",
-        feature = "eval-walk"
-    )))]
-    assert!(
-        info.patches.is_empty(),
-        "--no-default-features must be stock MLX"
-    );
-    #[cfg(all(
-        feature = "gather-qmm-tiles",
-        feature = "fused-causal-softmax",
-        feature = "eval-walk"
-    ))]
-    assert_eq!(
-        info.patches,
-        ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"]
-    );
+    // Default features are the whole series, in order.
+    #[cfg(feature = "default")]
+    assert_eq!(info.patches, mlx_build::series::ids().as_slice());
 }
 
 #[test]

@@ -50,6 +50,6 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<String>) -> Fallible<()> {
     Ok(())
 }
 
-fn hex(bytes: &[u8]) -> String {
+pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

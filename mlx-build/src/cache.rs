@@ -1,0 +1,147 @@
+//! The build cache outside `target/`: one directory per build key, filled under a file lock in a
+//! `.partial` directory and published by an atomic rename, so concurrent builds share work and an
+//! interrupted build never leaves a half-built entry behind.
+
+use crate::{digest, Fallible};
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const COMPLETE_MARKER: &str = "COMPLETE";
+/// The description of a build, written into its cache entry.
+pub const SPEC_FILE: &str = "BUILD_SPEC.txt";
+
+/// `MLX_AB_CACHE_DIR`, else `$XDG_CACHE_HOME/mlx-ab`, else `~/.cache/mlx-ab`.
+pub fn root() -> Fallible<PathBuf> {
+    if let Some(dir) = std::env::var_os("MLX_AB_CACHE_DIR") {
+        return Ok(PathBuf::from(dir));
+    }
+    Ok(std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .ok_or("neither MLX_AB_CACHE_DIR, XDG_CACHE_HOME nor HOME is set")?
+        .join("mlx-ab"))
+}
+
+/// Everything that changes the built library, hashed into its cache key.
+pub struct BuildSpec {
+    pub key: String,
+    pub description: String,
+}
+
+impl BuildSpec {
+    /// `facts` are `(name, value)` lines; a `source` line (a path, not content) is described but
+    /// left out of the key.
+    pub fn new(facts: &[(&str, String)]) -> Self {
+        let line = |(name, value): &(&str, String)| format!("{name}: {value}\n");
+        let description: String =
+            std::iter::once("format: mlx-build v2\n".to_string()).chain(facts.iter().map(line)).collect();
+        let keyed: String = facts.iter().filter(|(name, _)| *name != "source").map(line).collect();
+        BuildSpec { key: digest::bytes(keyed.as_bytes())[..24].to_string(), description }
+    }
+}
+
+/// First line of `tool --version`, for build keys.
+pub fn tool_version(tool: &str) -> String {
+    Command::new(tool)
+        .arg("--version")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.lines().find(|l| !l.trim().is_empty()).map(str::to_string))
+        .unwrap_or_else(|| format!("{tool} (version unknown)"))
+}
+
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    pub fn open() -> Fallible<Self> {
+        let root = root()?;
+        for sub in ["sources", "builds"] {
+            fs::create_dir_all(root.join(sub))
+                .map_err(|e| format!("creating cache dir {}: {e}", root.join(sub).display()))?;
+        }
+        Ok(Cache { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The pristine source tree with this digest, staged once.
+    pub fn pristine_source(
+        &self,
+        digest: &str,
+        fill: impl FnOnce(&Path) -> Fallible<()>,
+    ) -> Fallible<PathBuf> {
+        publish_once(&self.root.join("sources").join(&digest[..24]), fill)
+    }
+
+    /// The install prefix (`include/`, `lib/`) of this build, built once.
+    pub fn build(&self, spec: &BuildSpec, fill: impl FnOnce(&Path) -> Fallible<()>) -> Fallible<PathBuf> {
+        publish_once(&self.root.join("builds").join(&spec.key), |staging| {
+            fs::write(staging.join(SPEC_FILE), &spec.description)
+                .map_err(|e| format!("writing build spec: {e}"))?;
+            fill(staging)
+        })
+    }
+}
+
+/// Fills `dir` exactly once across processes: lock, re-check, fill a `.partial` sibling, rename.
+pub fn publish_once(dir: &Path, fill: impl FnOnce(&Path) -> Fallible<()>) -> Fallible<PathBuf> {
+    if dir.join(COMPLETE_MARKER).exists() {
+        return Ok(dir.to_path_buf());
+    }
+    let lock_path = dir.with_extension("lock");
+    let lock = File::create(&lock_path).map_err(|e| format!("creating lock {}: {e}", lock_path.display()))?;
+    lock.lock().map_err(|e| format!("locking {}: {e}", lock_path.display()))?;
+    if dir.join(COMPLETE_MARKER).exists() {
+        return Ok(dir.to_path_buf());
+    }
+    let staging = dir.with_extension("partial");
+    for stale in [&staging, &dir.to_path_buf()] {
+        if stale.exists() {
+            fs::remove_dir_all(stale).map_err(|e| format!("removing stale {}: {e}", stale.display()))?;
+        }
+    }
+    fs::create_dir_all(&staging).map_err(|e| format!("creating {}: {e}", staging.display()))?;
+    fill(&staging)?;
+    fs::write(staging.join(COMPLETE_MARKER), b"")
+        .map_err(|e| format!("marking {} complete: {e}", staging.display()))?;
+    fs::rename(&staging, dir)
+        .map_err(|e| format!("publishing {} as {}: {e}", staging.display(), dir.display()))?;
+    Ok(dir.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_ignores_the_source_path_but_not_content() {
+        let spec = |src: &str, digest: &str| {
+            BuildSpec::new(&[("source", src.into()), ("source digest", digest.into())]).key
+        };
+        assert_eq!(spec("/a", "d1"), spec("/b", "d1"));
+        assert_ne!(spec("/a", "d1"), spec("/a", "d2"));
+    }
+
+    #[test]
+    fn a_failed_fill_publishes_nothing_and_the_next_fill_wins() {
+        let dir = std::env::temp_dir().join(format!("mlx-build-cache-test-{}", std::process::id()));
+        let entry = dir.join("entry");
+        fs::create_dir_all(&dir).unwrap();
+        let failed = publish_once(&entry, |staging| {
+            fs::write(staging.join("half"), b"x").unwrap();
+            Err("killed".into())
+        });
+        assert_eq!(failed.unwrap_err(), "killed");
+        assert!(!entry.exists());
+        let published = publish_once(&entry, |staging| fs::write(staging.join("lib"), b"ok").map_err(|e| e.to_string()));
+        assert_eq!(fs::read(published.unwrap().join("lib")).unwrap(), b"ok");
+        assert!(!entry.join("half").exists(), "the half-written staging dir leaked into the entry");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,103 @@
+//! The cmake definitions of an MLX build: one function, used by mlx-sys's build script (through
+//! the cmake crate) and, through the `mlx-build` binary, by the GPU scripts. Machine-specific
+//! paths (offline dependency sources, cuDNN) are added by the caller.
+
+/// Which backend MLX is built with, beside its CPU backend.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    /// Not run here: macOS builds Metal.
+    Metal,
+    /// `architectures`: MLX_CUDA_ARCHITECTURES (`90a`); `None` lets MLX detect the build
+    /// machine's GPU.
+    Cuda { architectures: Option<String> },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildOptions {
+    pub backend: Backend,
+    /// `libmlx.so` instead of `libmlx.a` (always for CUDA: MLX's runtime JIT finds its headers
+    /// beside the library that holds it).
+    pub shared: bool,
+    /// Also build MLX's own C++ suite (doctest).
+    pub cpp_suite: bool,
+    /// FetchContent may download what no `FETCHCONTENT_SOURCE_DIR_*` provides.
+    pub fetch_online: bool,
+}
+
+impl BuildOptions {
+    pub fn shared_library(&self) -> bool {
+        self.shared || matches!(self.backend, Backend::Cuda { .. })
+    }
+}
+
+fn on(flag: bool) -> String {
+    (if flag { "ON" } else { "OFF" }).to_string()
+}
+
+/// `(NAME, VALUE)` pairs for `cmake -DNAME=VALUE`; part of the build key.
+pub fn definitions(options: &BuildOptions) -> Vec<(String, String)> {
+    let cuda = matches!(options.backend, Backend::Cuda { .. });
+    let mut defs: Vec<(&str, String)> = vec![
+        ("CMAKE_BUILD_TYPE", "Release".into()),
+        ("BUILD_SHARED_LIBS", on(options.shared_library())),
+        ("MLX_BUILD_EXAMPLES", on(false)),
+        ("MLX_BUILD_BENCHMARKS", on(false)),
+        ("MLX_BUILD_PYTHON_BINDINGS", on(false)),
+        ("MLX_BUILD_CPU", on(true)),
+        ("MLX_BUILD_GGUF", on(false)),
+        ("MLX_BUILD_SAFETENSORS", on(true)),
+        // CUDA sources need the fmt release MLX pins; CPU builds use the system's.
+        ("USE_SYSTEM_FMT", on(!cuda)),
+        ("FETCHCONTENT_FULLY_DISCONNECTED", on(!options.fetch_online)),
+        ("MLX_BUILD_TESTS", on(options.cpp_suite)),
+        ("MLX_BUILD_METAL", on(options.backend == Backend::Metal)),
+        ("MLX_BUILD_CUDA", on(cuda)),
+    ];
+    if let Backend::Cuda { architectures: Some(arch) } = &options.backend {
+        defs.push(("MLX_CUDA_ARCHITECTURES", arch.clone()));
+    }
+    if options.shared_library() {
+        // The installed libmlx.so keeps the paths of the CUDA / BLAS libraries it linked.
+        defs.push(("CMAKE_INSTALL_RPATH_USE_LINK_PATH", on(true)));
+    }
+    defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn value(defs: &[(String, String)], name: &str) -> Option<String> {
+        defs.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+    }
+
+    #[test]
+    fn cpu_static_is_offline_and_has_no_cuda() {
+        let defs = definitions(&BuildOptions {
+            backend: Backend::Cpu,
+            shared: false,
+            cpp_suite: false,
+            fetch_online: false,
+        });
+        assert_eq!(value(&defs, "MLX_BUILD_CUDA").unwrap(), "OFF");
+        assert_eq!(value(&defs, "BUILD_SHARED_LIBS").unwrap(), "OFF");
+        assert_eq!(value(&defs, "FETCHCONTENT_FULLY_DISCONNECTED").unwrap(), "ON");
+        assert_eq!(value(&defs, "MLX_CUDA_ARCHITECTURES"), None);
+    }
+
+    #[test]
+    fn cuda_is_shared_with_the_asked_architecture() {
+        let defs = definitions(&BuildOptions {
+            backend: Backend::Cuda { architectures: Some("90a".into()) },
+            shared: false,
+            cpp_suite: true,
+            fetch_online: false,
+        });
+        assert_eq!(value(&defs, "MLX_BUILD_CUDA").unwrap(), "ON");
+        assert_eq!(value(&defs, "BUILD_SHARED_LIBS").unwrap(), "ON");
+        assert_eq!(value(&defs, "MLX_CUDA_ARCHITECTURES").unwrap(), "90a");
+        assert_eq!(value(&defs, "USE_SYSTEM_FMT").unwrap(), "OFF");
+        assert_eq!(value(&defs, "MLX_BUILD_TESTS").unwrap(), "ON");
+    }
+}

@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""Summarises MLX's C++ suite runs of scripts/gpu/run (suite-ARM-DEVICE.log/.rc in the folder
+given) as JSON: per arm and device the cases run, passed and failed with the failing case
+names, and per device the failures of the patched arm that stock does not have."""
+import json
+import pathlib
+import re
+import sys
+
+out = pathlib.Path(sys.argv[1])
+runs = {}
+for log in sorted(out.glob("suite-*-*.log")):
+    _, arm, device = log.stem.split("-")
+    text = log.read_text(errors="replace")
+    rc_file = log.with_suffix(".rc")
+    summary = re.search(r"\[doctest\] test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed", text)
+    runs.setdefault(arm, {})[device] = {
+        "exit_status": int(rc_file.read_text()) if rc_file.exists() else None,
+        "finished": summary is not None,
+        "cases": int(summary.group(1)) if summary else None,
+        "passed": int(summary.group(2)) if summary else None,
+        "failed": int(summary.group(3)) if summary else None,
+        "failing_cases": sorted({m.strip() for m in re.findall(r"^TEST CASE:\s*(.*)$", text, re.M)}),
+        "last_lines": text.splitlines()[-3:] if summary is None else [],
+    }
+patch_only = {}
+for device in ("gpu", "cpu"):
+    stock = runs.get("stock", {}).get(device)
+    patched = runs.get("patched", {}).get(device)
+    if stock and patched:
+        patch_only[device] = sorted(set(patched["failing_cases"]) - set(stock["failing_cases"]))
+json.dump({"runs": runs, "patch_only_failures": patch_only}, sys.stdout, indent=2)
+print()
