@@ -12,7 +12,8 @@ fn patch_stems() -> Vec<String> {
 
 fn main() {
     let include = PathBuf::from(std::env::var("DEP_MLX_INCLUDE").expect("mlx-sys exports include"));
-    let shims = PathBuf::from(std::env::var("DEP_MLX_SHIM_INCLUDE").expect("mlx-sys exports its shims"));
+    let shim_include =
+        PathBuf::from(std::env::var("DEP_MLX_SHIM_INCLUDE").expect("mlx-sys exports its shims"));
     let enabled = |stem: &str| {
         !is_patch_stem(stem)
             || std::env::var_os(format!("CARGO_FEATURE_{}", stem.to_uppercase())).is_some()
@@ -34,7 +35,7 @@ fn main() {
         .files(&shims)
         .include(&include)
         .include("cpp")
-        .include(&shims)
+        .include(&shim_include)
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
         .opt_level(2)

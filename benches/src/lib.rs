@@ -16,7 +16,8 @@ pub struct Measurement {
 impl Measurement {
     /// Median over pairs of patched time / stock time (below 1 = the patch is faster).
     pub fn median_ratio(&self) -> f64 {
-        let mut ratios: Vec<f64> = self.patched.iter().zip(&self.stock).map(|(p, s)| p / s).collect();
+        let mut ratios: Vec<f64> =
+            self.patched.iter().zip(&self.stock).map(|(p, s)| p / s).collect();
         median(&mut ratios)
     }
 }
@@ -24,7 +25,11 @@ impl Measurement {
 pub fn median(values: &mut [f64]) -> f64 {
     values.sort_by(f64::total_cmp);
     let n = values.len();
-    if n % 2 == 1 { values[n / 2] } else { (values[n / 2 - 1] + values[n / 2]) / 2.0 }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        (values[n / 2 - 1] + values[n / 2]) / 2.0
+    }
 }
 
 /// Runs `pairs` pairs in ABBA order after one warm-up of each side; checks both sides agree.
@@ -55,10 +60,18 @@ pub fn compare<T: PartialEq + std::fmt::Debug>(
 
 pub fn print_table(measurements: &[Measurement], patches: &[&str]) {
     println!("patches in this build: {patches:?}");
-    println!("| case | stock median (ms) | patched median (ms) | patched/stock (median of pairs) |");
+    println!(
+        "| case | stock median (ms) | patched median (ms) | patched/stock (median of pairs) |"
+    );
     println!("|---|---|---|---|");
     for m in measurements {
         let ms = |v: &[f64]| median(&mut v.to_vec()) * 1e3;
-        println!("| {} | {:.2} | {:.2} | {:.3} |", m.name, ms(&m.stock), ms(&m.patched), m.median_ratio());
+        println!(
+            "| {} | {:.2} | {:.2} | {:.3} |",
+            m.name,
+            ms(&m.stock),
+            ms(&m.patched),
+            m.median_ratio()
+        );
     }
 }

@@ -33,10 +33,19 @@ impl BuildSpec {
     /// `facts` are `(name, value)` lines; a `source` line (a path, not content) is described but
     /// left out of the key.
     pub fn new(facts: &[(&str, String)]) -> Self {
-        let line = |(name, value): &(&str, String)| format!("{name}: {value}\n");
-        let description: String =
-            std::iter::once("format: mlx-build v2\n".to_string()).chain(facts.iter().map(line)).collect();
-        let keyed: String = facts.iter().filter(|(name, _)| *name != "source").map(line).collect();
+        // A value of several lines (the patch list) goes below its name, one entry per line.
+        let line = |(name, value): &(&str, String)| match value.contains('\n') {
+            true => format!("{name}:\n{value}"),
+            false => format!("{name}: {value}\n"),
+        };
+        let description: String = std::iter::once("format: mlx-build v2\n".to_string())
+            .chain(facts.iter().map(line))
+            .collect();
+        let keyed: String = facts
+            .iter()
+            .filter(|(name, _)| *name != "source")
+            .map(|(n, v)| format!("{n}: {v}\n"))
+            .collect();
         BuildSpec { key: digest::bytes(keyed.as_bytes())[..24].to_string(), description }
     }
 }
@@ -80,7 +89,11 @@ impl Cache {
     }
 
     /// The install prefix (`include/`, `lib/`) of this build, built once.
-    pub fn build(&self, spec: &BuildSpec, fill: impl FnOnce(&Path) -> Fallible<()>) -> Fallible<PathBuf> {
+    pub fn build(
+        &self,
+        spec: &BuildSpec,
+        fill: impl FnOnce(&Path) -> Fallible<()>,
+    ) -> Fallible<PathBuf> {
         publish_once(&self.root.join("builds").join(&spec.key), |staging| {
             fs::write(staging.join(SPEC_FILE), &spec.description)
                 .map_err(|e| format!("writing build spec: {e}"))?;
@@ -95,7 +108,8 @@ pub fn publish_once(dir: &Path, fill: impl FnOnce(&Path) -> Fallible<()>) -> Fal
         return Ok(dir.to_path_buf());
     }
     let lock_path = dir.with_extension("lock");
-    let lock = File::create(&lock_path).map_err(|e| format!("creating lock {}: {e}", lock_path.display()))?;
+    let lock = File::create(&lock_path)
+        .map_err(|e| format!("creating lock {}: {e}", lock_path.display()))?;
     lock.lock().map_err(|e| format!("locking {}: {e}", lock_path.display()))?;
     if dir.join(COMPLETE_MARKER).exists() {
         return Ok(dir.to_path_buf());
@@ -103,7 +117,8 @@ pub fn publish_once(dir: &Path, fill: impl FnOnce(&Path) -> Fallible<()>) -> Fal
     let staging = dir.with_extension("partial");
     for stale in [&staging, &dir.to_path_buf()] {
         if stale.exists() {
-            fs::remove_dir_all(stale).map_err(|e| format!("removing stale {}: {e}", stale.display()))?;
+            fs::remove_dir_all(stale)
+                .map_err(|e| format!("removing stale {}: {e}", stale.display()))?;
         }
     }
     fs::create_dir_all(&staging).map_err(|e| format!("creating {}: {e}", staging.display()))?;
@@ -139,7 +154,9 @@ mod tests {
         });
         assert_eq!(failed.unwrap_err(), "killed");
         assert!(!entry.exists());
-        let published = publish_once(&entry, |staging| fs::write(staging.join("lib"), b"ok").map_err(|e| e.to_string()));
+        let published = publish_once(&entry, |staging| {
+            fs::write(staging.join("lib"), b"ok").map_err(|e| e.to_string())
+        });
         assert_eq!(fs::read(published.unwrap().join("lib")).unwrap(), b"ok");
         assert!(!entry.join("half").exists(), "the half-written staging dir leaked into the entry");
         fs::remove_dir_all(&dir).unwrap();

@@ -10,7 +10,9 @@ pub enum Backend {
     Metal,
     /// `architectures`: MLX_CUDA_ARCHITECTURES (`90a`); `None` lets MLX detect the build
     /// machine's GPU.
-    Cuda { architectures: Option<String> },
+    Cuda {
+        architectures: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

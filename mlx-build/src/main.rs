@@ -31,8 +31,12 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .collect())
         }
         Some((cmd, rest)) if cmd == "cmake-flags" => {
-            let mut options =
-                BuildOptions { backend: Backend::Cpu, shared: false, cpp_suite: false, fetch_online: false };
+            let mut options = BuildOptions {
+                backend: Backend::Cpu,
+                shared: false,
+                cpp_suite: false,
+                fetch_online: false,
+            };
             let mut rest = rest.iter();
             let mut arch = None;
             while let Some(flag) = rest.next() {

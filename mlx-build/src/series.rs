@@ -60,7 +60,10 @@ pub fn parse_list(text: &str) -> Result<Vec<&'static str>, String> {
     }
     let requested: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
     if let Some(unknown) = requested.iter().find(|id| !known.contains(id)) {
-        return Err(format!("unknown patch id `{unknown}`; known: {}, or all / none", known.join(", ")));
+        return Err(format!(
+            "unknown patch id `{unknown}`; known: {}, or all / none",
+            known.join(", ")
+        ));
     }
     Ok(known.into_iter().filter(|id| requested.contains(id)).collect())
 }

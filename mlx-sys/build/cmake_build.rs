@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 pub fn options(toolkit: Option<&Toolkit>) -> BuildOptions {
     let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
     let backend = if toolkit.is_some() {
-        Backend::Cuda { architectures: std::env::var("MLX_CUDA_ARCHITECTURES").ok().filter(|a| !a.is_empty()) }
+        Backend::Cuda {
+            architectures: std::env::var("MLX_CUDA_ARCHITECTURES").ok().filter(|a| !a.is_empty()),
+        }
     } else if std::env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos") {
         Backend::Metal
     } else {
@@ -22,11 +24,21 @@ pub fn options(toolkit: Option<&Toolkit>) -> BuildOptions {
     // Not run here: the Metal backend fetches metal-cpp at configure time; CUDA fetches its
     // dependencies when no MLX_CUDA_DEPS_DIR names local copies.
     let fetch_online = backend == Backend::Metal || toolkit.is_some_and(|t| !t.offline());
-    BuildOptions { backend, shared: feature("SHARED"), cpp_suite: feature("CPP_SUITE"), fetch_online }
+    BuildOptions {
+        backend,
+        shared: feature("SHARED"),
+        cpp_suite: feature("CPP_SUITE"),
+        fetch_online,
+    }
 }
 
 /// Builds `staging/mlx` in `staging/build` and installs into `staging` (`include/`, `lib/`).
-pub fn build(staging: &Path, key: &str, options: &BuildOptions, toolkit: Option<&Toolkit>) -> Fallible<()> {
+pub fn build(
+    staging: &Path,
+    key: &str,
+    options: &BuildOptions,
+    toolkit: Option<&Toolkit>,
+) -> Fallible<()> {
     let mut config = cmake::Config::new(staging.join("mlx"));
     config.out_dir(staging).profile("Release").no_default_flags(true);
     for (name, value) in cmake_flags::definitions(options) {
@@ -51,7 +63,10 @@ pub fn build(staging: &Path, key: &str, options: &BuildOptions, toolkit: Option<
         config.define("MLX_METAL_PATH", metallib_dir);
     }
     if options.cpp_suite && toolkit.and_then(|t| t.dep("DOCTEST")).is_none() {
-        config.define("FETCHCONTENT_SOURCE_DIR_DOCTEST", stage_doctest(&staging.join("deps/doctest"))?);
+        config.define(
+            "FETCHCONTENT_SOURCE_DIR_DOCTEST",
+            stage_doctest(&staging.join("deps/doctest"))?,
+        );
     }
     // Paths relative to the staging dir let ccache reuse objects across build keys.
     config.env("CCACHE_BASEDIR", staging);
@@ -85,11 +100,12 @@ fn metallib_dir(staging: &Path, key: &str) -> Option<PathBuf> {
 
 /// MLX's tests declare doctest with FetchContent; Debian's doctest-dev serves as its source.
 fn stage_doctest(dir: &Path) -> Fallible<PathBuf> {
-    let cmake_dir = ["/usr/lib/cmake/doctest", "/usr/local/lib/cmake/doctest", "/usr/share/doctest/cmake"]
-        .iter()
-        .map(Path::new)
-        .find(|d| d.join("doctest.cmake").is_file())
-        .ok_or("doctest's CMake scripts not found: install doctest-dev (Debian)")?;
+    let cmake_dir =
+        ["/usr/lib/cmake/doctest", "/usr/local/lib/cmake/doctest", "/usr/share/doctest/cmake"]
+            .iter()
+            .map(Path::new)
+            .find(|d| d.join("doctest.cmake").is_file())
+            .ok_or("doctest's CMake scripts not found: install doctest-dev (Debian)")?;
     let include = ["/usr/include", "/usr/local/include"]
         .iter()
         .find(|d| Path::new(d).join("doctest/doctest.h").is_file())
@@ -109,11 +125,14 @@ fn stage_doctest(dir: &Path) -> Fallible<PathBuf> {
 
 /// MLX's CMake always declares nlohmann-json and reads `single_include/nlohmann/` from it.
 fn stage_nlohmann_json(dir: &Path) -> Fallible<PathBuf> {
-    let system = ["/usr/include/nlohmann", "/usr/local/include/nlohmann", "/opt/homebrew/include/nlohmann"]
-        .iter()
-        .map(Path::new)
-        .find(|d| d.join("json.hpp").is_file())
-        .ok_or("nlohmann/json.hpp not found: install nlohmann-json3-dev (Debian) or nlohmann-json")?;
+    let system =
+        ["/usr/include/nlohmann", "/usr/local/include/nlohmann", "/opt/homebrew/include/nlohmann"]
+            .iter()
+            .map(Path::new)
+            .find(|d| d.join("json.hpp").is_file())
+            .ok_or(
+                "nlohmann/json.hpp not found: install nlohmann-json3-dev (Debian) or nlohmann-json",
+            )?;
     crate::source::copy_tree(system, &dir.join("single_include/nlohmann"))?;
     fs::write(dir.join("README"), "staged copy of the system nlohmann-json headers\n")
         .map_err(|e| e.to_string())?;

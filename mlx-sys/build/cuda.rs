@@ -52,7 +52,9 @@ pub fn locate() -> Fallible<Toolkit> {
     let cudnn_ok = cudnn_root.as_ref().is_some_and(|root| {
         root.join("include/cudnn.h").is_file()
             && std::fs::read_dir(root.join("lib")).is_ok_and(|mut d| {
-                d.any(|e| e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libcudnn.so")))
+                d.any(|e| {
+                    e.is_ok_and(|e| e.file_name().to_string_lossy().starts_with("libcudnn.so"))
+                })
             })
     });
     if !cudnn_ok {
@@ -69,7 +71,10 @@ pub fn locate() -> Fallible<Toolkit> {
             if path.join("CMakeLists.txt").is_file() || (path.is_dir() && !needed) {
                 deps.push((name.to_string(), path));
             } else if needed {
-                missing.push(format!("{} (MLX_CUDA_DEPS_DIR has no unpacked `{folder}`)", path.display()));
+                missing.push(format!(
+                    "{} (MLX_CUDA_DEPS_DIR has no unpacked `{folder}`)",
+                    path.display()
+                ));
             }
         }
     }
@@ -88,10 +93,11 @@ fn cuda_home() -> PathBuf {
     if let Some(home) = std::env::var_os("CUDA_HOME").or_else(|| std::env::var_os("CUDA_PATH")) {
         return PathBuf::from(home);
     }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths).find(|dir| dir.join("nvcc").is_file())
-    });
-    on_path.and_then(|bin| bin.parent().map(Path::to_path_buf)).unwrap_or_else(|| "/usr/local/cuda".into())
+    let on_path = std::env::var_os("PATH")
+        .and_then(|paths| std::env::split_paths(&paths).find(|dir| dir.join("nvcc").is_file()));
+    on_path
+        .and_then(|bin| bin.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| "/usr/local/cuda".into())
 }
 
 /// `CUDNN_ROOT`, else the `nvidia-cudnn` pip wheel of `python3`, else the system's.
@@ -111,7 +117,11 @@ fn cudnn_root() -> Option<PathBuf> {
 fn nvcc_version(nvcc: &Path) -> String {
     let out = Command::new(nvcc).arg("--version").output().map(|o| o.stdout).unwrap_or_default();
     let text = String::from_utf8_lossy(&out);
-    text.lines().find(|l| l.contains("release")).unwrap_or("nvcc (version unknown)").trim().to_string()
+    text.lines()
+        .find(|l| l.contains("release"))
+        .unwrap_or("nvcc (version unknown)")
+        .trim()
+        .to_string()
 }
 
 fn cudnn_version(root: &Path) -> String {

@@ -211,9 +211,8 @@ pub fn sorted_files(dir: &Path, extension: &str) -> Fallible<Vec<PathBuf>> {
 
 /// Runs a command, turning a spawn failure or a non-zero exit into a message with its output.
 pub fn run_command(cmd: &mut std::process::Command, what: &str) -> Fallible<String> {
-    let output = cmd
-        .output()
-        .map_err(|e| format!("{what}: could not run {:?}: {e}", cmd.get_program()))?;
+    let output =
+        cmd.output().map_err(|e| format!("{what}: could not run {:?}: {e}", cmd.get_program()))?;
     if !output.status.success() {
         return Err(format!(
             "{what} failed ({}):\n{}{}",

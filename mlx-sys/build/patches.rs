@@ -57,7 +57,10 @@ pub fn select(patch_dir: &Path) -> Fallible<Selection> {
 
 fn read_patch(name: &str, path: &Path) -> Fallible<Patch> {
     let bytes = fs::read(path).map_err(|e| {
-        format!("patch {name}: cannot read {}: {e}\nIs the path (or patches/series) right?", path.display())
+        format!(
+            "patch {name}: cannot read {}: {e}\nIs the path (or patches/series) right?",
+            path.display()
+        )
     })?;
     Ok(Patch { name: name.to_string(), path: path.to_path_buf(), bytes })
 }
@@ -89,6 +92,5 @@ pub fn apply_all(tree: &Path, selection: &Selection) -> Fallible<()> {
 
 /// A scratch repository so `git apply` patches this tree even when it sits inside another one.
 pub fn init_git(tree: &Path) -> Fallible<()> {
-    run_command(Command::new("git").arg("-C").arg(tree).args(["init", "-q"]), "git init")
-        .map(drop)
+    run_command(Command::new("git").arg("-C").arg(tree).args(["init", "-q"]), "git init").map(drop)
 }

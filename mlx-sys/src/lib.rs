@@ -17,6 +17,7 @@ pub mod build_info;
 /// The cxx bridges, one module per C++ surface.
 pub mod ffi {
     pub mod array;
+    pub mod backend;
     pub mod fast;
     pub mod io;
     pub mod memory;

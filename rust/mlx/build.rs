@@ -6,6 +6,7 @@ fn main() {
         .into_iter()
         .filter(|id| std::env::var_os(mlx_build::series::feature_env(id)).is_some())
         .collect();
-    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("requested_patches.rs");
+    let out =
+        std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("requested_patches.rs");
     std::fs::write(out, format!("{on:?}")).expect("writing requested_patches.rs");
 }

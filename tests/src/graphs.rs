@@ -60,7 +60,15 @@ fn leaf(rng: &mut Rng, shape: &[i32], dtype: Dtype) -> Result<Array> {
 
 /// The shapes a graph's arrays take: broadcast-compatible variants of one [rows, cols].
 fn shapes(rows: i32, cols: i32) -> Vec<Vec<i32>> {
-    vec![vec![rows, cols], vec![1, cols], vec![rows, 1], vec![1, 1], vec![cols], vec![], vec![cols, rows]]
+    vec![
+        vec![rows, cols],
+        vec![1, cols],
+        vec![rows, 1],
+        vec![1, 1],
+        vec![cols],
+        vec![],
+        vec![cols, rows],
+    ]
 }
 
 /// What the graph of a seed contains, to check that a set of seeds covers the cases.
@@ -94,7 +102,8 @@ impl Builder {
     fn any(&mut self) -> Array {
         // Half the time a recent array (deep chains), else anything (long edges, fan-out).
         let n = self.pool.len();
-        let i = if self.rng.chance(2) { self.rng.index(n) } else { n - 1 - self.rng.index(n.min(6)) };
+        let i =
+            if self.rng.chance(2) { self.rng.index(n) } else { n - 1 - self.rng.index(n.min(6)) };
         self.pool[i].clone()
     }
 
@@ -194,7 +203,8 @@ impl Builder {
                         let shape = a.shape();
                         let stop: Vec<i32> = shape.clone();
                         let start = vec![0; shape.len()];
-                        let strides: Vec<i32> = shape.iter().map(|_| 1 + self.rng.index(2) as i32).collect();
+                        let strides: Vec<i32> =
+                            shape.iter().map(|_| 1 + self.rng.index(2) as i32).collect();
                         vec![ops::slice(&a, &start, &stop, &strides)?]
                     }
                 }
@@ -207,7 +217,9 @@ impl Builder {
                 let (a, b) = (self.any(), self.any());
                 vec![ops::where_(&ops::isnan(&a)?, &b, &a)?]
             }
-            14 => vec![ops::cumsum(&self.any(), self.rng.index(2) as i32, self.rng.chance(2), true)?],
+            14 => {
+                vec![ops::cumsum(&self.any(), self.rng.index(2) as i32, self.rng.chance(2), true)?]
+            }
             15 => vec![ops::copy(&self.any())?],
             _ => vec![self.gather()?],
         })
@@ -327,8 +339,12 @@ pub fn bytes(a: &Array) -> Result<Vec<u8>> {
         Dtype::Int64 => plain!(i64),
         Dtype::Float32 => plain!(f32),
         Dtype::Float64 => plain!(f64),
-        Dtype::Float16 => a.to_vec::<half::f16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect(),
-        Dtype::Bfloat16 => a.to_vec::<half::bf16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect(),
+        Dtype::Float16 => {
+            a.to_vec::<half::f16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect()
+        }
+        Dtype::Bfloat16 => {
+            a.to_vec::<half::bf16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect()
+        }
         Dtype::Complex64 => a
             .to_vec::<mlx::Complex64>()?
             .iter()
@@ -349,7 +365,12 @@ pub fn encode(outputs: &[Output]) -> String {
         let dims: Vec<String> = o.shape.iter().map(|d| d.to_string()).collect();
         let dims = if dims.is_empty() { "-".to_string() } else { dims.join(",") };
         let hex: String = o.bytes.iter().map(|b| format!("{b:02x}")).collect();
-        text.push_str(&format!("{} {} {}\n", dtype_code(o.dtype), dims, if hex.is_empty() { "-" } else { &hex }));
+        text.push_str(&format!(
+            "{} {} {}\n",
+            dtype_code(o.dtype),
+            dims,
+            if hex.is_empty() { "-" } else { &hex }
+        ));
     }
     text
 }
@@ -361,7 +382,8 @@ pub fn decode(text: &str) -> std::result::Result<Vec<Output>, String> {
         .map(|line| {
             let bad = || format!("bad output line: {line:?}");
             let mut parts = line.split(' ');
-            let (Some(code), Some(dims), Some(hex), None) = (parts.next(), parts.next(), parts.next(), parts.next())
+            let (Some(code), Some(dims), Some(hex), None) =
+                (parts.next(), parts.next(), parts.next(), parts.next())
             else {
                 return Err(bad());
             };
@@ -370,7 +392,9 @@ pub fn decode(text: &str) -> std::result::Result<Vec<Output>, String> {
             let shape = if dims == "-" {
                 Vec::new()
             } else {
-                dims.split(',').map(|d| d.parse().map_err(|_| bad())).collect::<std::result::Result<_, _>>()?
+                dims.split(',')
+                    .map(|d| d.parse().map_err(|_| bad()))
+                    .collect::<std::result::Result<_, _>>()?
             };
             let hex = if hex == "-" { "" } else { hex };
             if hex.len() % 2 != 0 {

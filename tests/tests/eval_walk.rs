@@ -22,7 +22,15 @@ fn stock_helper() -> &'static PathBuf {
         let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stock-graph-eval");
         let mut cargo = Command::new(env!("CARGO"));
         cargo
-            .args(["build", "--offline", "-p", "mlx-tests", "--no-default-features", "--bin", "graph-eval"])
+            .args([
+                "build",
+                "--offline",
+                "-p",
+                "mlx-tests",
+                "--no-default-features",
+                "--bin",
+                "graph-eval",
+            ])
             .arg("--target-dir")
             .arg(&target_dir)
             .current_dir(env!("CARGO_MANIFEST_DIR"));
@@ -46,10 +54,15 @@ fn stock_outputs(seeds: &[u64]) -> (String, HashMap<u64, Result<Vec<Output>, Str
         .args(seeds.iter().map(u64::to_string))
         .output()
         .expect("running the stock graph-eval");
-    assert!(out.status.success(), "stock graph-eval failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "stock graph-eval failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8(out.stdout).expect("graph-eval prints text");
     let mut lines = text.split_inclusive('\n');
-    let patches = lines.next().and_then(|l| l.strip_prefix("patches ")).expect("patches line").trim_end();
+    let patches =
+        lines.next().and_then(|l| l.strip_prefix("patches ")).expect("patches line").trim_end();
     let mut results = HashMap::new();
     let mut current: Option<(u64, String)> = None;
     let finish = |current: Option<(u64, String)>, results: &mut HashMap<_, _>| {
@@ -60,7 +73,8 @@ fn stock_outputs(seeds: &[u64]) -> (String, HashMap<u64, Result<Vec<Output>, Str
     for line in lines {
         if let Some(rest) = line.trim_end().strip_prefix("seed ") {
             finish(current.take(), &mut results);
-            let (seed, error) = rest.split_once(" error ").map_or((rest, None), |(s, e)| (s, Some(e)));
+            let (seed, error) =
+                rest.split_once(" error ").map_or((rest, None), |(s, e)| (s, Some(e)));
             let seed: u64 = seed.parse().expect("seed number");
             match error {
                 Some(e) => {
@@ -83,14 +97,24 @@ fn first_difference(ours: &[Output], stock: &[Output]) -> Option<String> {
     }
     for (i, (a, b)) in ours.iter().zip(stock).enumerate() {
         if (a.dtype, &a.shape) != (b.dtype, &b.shape) {
-            return Some(format!("output {i}: {:?} {:?} here, {:?} {:?} in stock", a.dtype, a.shape, b.dtype, b.shape));
+            return Some(format!(
+                "output {i}: {:?} {:?} here, {:?} {:?} in stock",
+                a.dtype, a.shape, b.dtype, b.shape
+            ));
         }
         if let Some(at) = a.bytes.iter().zip(&b.bytes).position(|(x, y)| x != y) {
             let element = at / a.dtype.size();
-            return Some(format!("output {i} ({:?} {:?}): element {element} differs", a.dtype, a.shape));
+            return Some(format!(
+                "output {i} ({:?} {:?}): element {element} differs",
+                a.dtype, a.shape
+            ));
         }
         if a.bytes.len() != b.bytes.len() {
-            return Some(format!("output {i}: {} bytes here, {} in stock", a.bytes.len(), b.bytes.len()));
+            return Some(format!(
+                "output {i}: {} bytes here, {} in stock",
+                a.bytes.len(),
+                b.bytes.len()
+            ));
         }
     }
     None
@@ -102,7 +126,8 @@ fn check_against_stock(seeds: &[u64]) -> Result<(), String> {
         return Err(format!("the stock helper reports patches {stock_patches:?}"));
     }
     for &seed in seeds {
-        let ours = graphs::evaluate(seed).map_err(|e| format!("seed {seed}: evaluation failed here: {e}"))?;
+        let ours = graphs::evaluate(seed)
+            .map_err(|e| format!("seed {seed}: evaluation failed here: {e}"))?;
         let theirs = stock[&seed].clone().map_err(|e| format!("seed {seed}: {e}"))?;
         if let Some(what) = first_difference(&ours, &theirs) {
             return Err(format!("seed {seed}: {what}"));
@@ -144,7 +169,9 @@ fn the_fixed_seeds_cover_what_the_walk_and_the_cache_handle() {
         non_finite += outputs
             .iter()
             .filter(|o| o.dtype == mlx::Dtype::Float32)
-            .flat_map(|o| o.bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap())))
+            .flat_map(|o| {
+                o.bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+            })
             .filter(|x| !x.is_finite())
             .count();
     }

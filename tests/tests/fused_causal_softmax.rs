@@ -67,7 +67,12 @@ fn nan_bits(dtype: Dtype) -> [u64; 4] {
         Dtype::Float32 => [0x7fc0_0000, 0xffc0_0001, 0x7fc0_abcd, 0x7f80_0001],
         Dtype::Float16 => [0x7e00, 0xfe01, 0x7e55, 0x7c01],
         Dtype::Bfloat16 => [0x7fc0, 0xffc1, 0x7fd5, 0x7f81],
-        Dtype::Float64 => [0x7ff8_0000_0000_0000, 0xfff8_0000_0000_0001, 0x7ff8_0000_0000_abcd, 0x7ff0_0000_0000_0001],
+        Dtype::Float64 => [
+            0x7ff8_0000_0000_0000,
+            0xfff8_0000_0000_0001,
+            0x7ff8_0000_0000_abcd,
+            0x7ff0_0000_0000_0001,
+        ],
         d => panic!("float dtypes only, got {d:?}"),
     }
 }
@@ -89,7 +94,9 @@ fn nasty_bits(rng: &mut Rng, rows: usize, cols: usize, dtype: Dtype) -> Vec<u64>
     let min = bits_of_f64(finfo_min(dtype), dtype);
     let specials: Vec<u64> = nan_bits(dtype)
         .into_iter()
-        .chain([f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.0, -1e4].map(|v| bits_of_f64(v, dtype)))
+        .chain(
+            [f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0, 1.0, -1e4].map(|v| bits_of_f64(v, dtype)),
+        )
         .chain([min, bits_of_f64(-finfo_min(dtype), dtype)])
         .collect();
     let mut out = Vec::with_capacity(rows * cols);
@@ -116,12 +123,21 @@ fn nasty_bits(rng: &mut Rng, rows: usize, cols: usize, dtype: Dtype) -> Vec<u64>
 
 fn array_from_bits(bits: &[u64], shape: &[i32], dtype: Dtype) -> Array {
     let a = match dtype {
-        Dtype::Float32 => Array::from_slice(&bits.iter().map(|&b| f32::from_bits(b as u32)).collect::<Vec<_>>(), shape),
-        Dtype::Float16 => Array::from_slice(&bits.iter().map(|&b| f16::from_bits(b as u16)).collect::<Vec<_>>(), shape),
-        Dtype::Bfloat16 => {
-            Array::from_slice(&bits.iter().map(|&b| bf16::from_bits(b as u16)).collect::<Vec<_>>(), shape)
+        Dtype::Float32 => Array::from_slice(
+            &bits.iter().map(|&b| f32::from_bits(b as u32)).collect::<Vec<_>>(),
+            shape,
+        ),
+        Dtype::Float16 => Array::from_slice(
+            &bits.iter().map(|&b| f16::from_bits(b as u16)).collect::<Vec<_>>(),
+            shape,
+        ),
+        Dtype::Bfloat16 => Array::from_slice(
+            &bits.iter().map(|&b| bf16::from_bits(b as u16)).collect::<Vec<_>>(),
+            shape,
+        ),
+        Dtype::Float64 => {
+            Array::from_slice(&bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(), shape)
         }
-        Dtype::Float64 => Array::from_slice(&bits.iter().map(|&b| f64::from_bits(b)).collect::<Vec<_>>(), shape),
         d => panic!("float dtypes only, got {d:?}"),
     };
     a.expect("host data fills the shape")
@@ -143,7 +159,8 @@ fn stock_chain(x: &Array, precise: bool) -> mlx::Result<Array> {
     let shape = x.shape();
     let (lq, lkv) = (shape[shape.len() - 2], shape[shape.len() - 1]);
     let offset = lkv - lq;
-    let q_idx = ops::arange(offset as f64, (lq + offset) as f64, 1.0, Dtype::Int32)?.expand_dims(&[1])?;
+    let q_idx =
+        ops::arange(offset as f64, (lq + offset) as f64, 1.0, Dtype::Int32)?.expand_dims(&[1])?;
     let k_idx = ops::arange(0.0, lkv as f64, 1.0, Dtype::Int32)?.expand_dims(&[0])?;
     let mask = ops::greater_equal(&q_idx, &k_idx)?;
     let fill = Array::scalar_as(finfo_min(x.dtype()), x.dtype())?;
@@ -158,12 +175,22 @@ fn fused(x: &Array, precise: bool) -> mlx::Result<Array> {
 
 /// Where `got` first differs from `want` (row-major L_q x L_kv matrices of the scores
 /// `x_bits`), or None. NaNs in rows whose visible scores hold a NaN only have to be NaNs.
-fn first_difference(got: &[u64], want: &[u64], x_bits: &[u64], lq: usize, lkv: usize, dtype: Dtype) -> Option<String> {
+fn first_difference(
+    got: &[u64],
+    want: &[u64],
+    x_bits: &[u64],
+    lq: usize,
+    lkv: usize,
+    dtype: Dtype,
+) -> Option<String> {
     if got.len() != want.len() {
         return Some(format!("{} elements, expected {}", got.len(), want.len()));
     }
-    for (row, ((g, w), x)) in got.chunks(lkv).zip(want.chunks(lkv)).zip(x_bits.chunks(lkv)).enumerate() {
-        let visible = ((row % lq) as i64 + (lkv as i64 - lq as i64) + 1).clamp(0, lkv as i64) as usize;
+    for (row, ((g, w), x)) in
+        got.chunks(lkv).zip(want.chunks(lkv)).zip(x_bits.chunks(lkv)).enumerate()
+    {
+        let visible =
+            ((row % lq) as i64 + (lkv as i64 - lq as i64) + 1).clamp(0, lkv as i64) as usize;
         let nan_row = x[..visible].iter().any(|&b| is_nan_bits(b, dtype));
         for (col, (&g, &w)) in g.iter().zip(w).enumerate() {
             if g != w && !(nan_row && is_nan_bits(g, dtype) && is_nan_bits(w, dtype)) {
@@ -186,7 +213,14 @@ enum Layout {
 }
 
 /// Scores of shape `batch + [lq, lkv]` laid out as `layout`, and their logical row-major bits.
-fn scores(seed: u64, batch: &[i32], lq: i32, lkv: i32, dtype: Dtype, layout: Layout) -> (Array, Vec<u64>) {
+fn scores(
+    seed: u64,
+    batch: &[i32],
+    lq: i32,
+    lkv: i32,
+    dtype: Dtype,
+    layout: Layout,
+) -> (Array, Vec<u64>) {
     let mut rng = Rng(seed);
     let n_batch = batch.iter().product::<i32>() as usize;
     let (lq_u, lkv_u) = (lq as usize, lkv as usize);
@@ -362,7 +396,9 @@ fn causal_sdpa_allocates_no_mask() {
     let small_bytes = 2 * (b * h * l * d) as usize * 4;
     let scale = 0.2f32;
 
-    let fused_peak = peak_of(|| scaled_dot_product_attention(&q, &k, &v, scale, AttentionMask::Causal, None).unwrap());
+    let fused_peak = peak_of(|| {
+        scaled_dot_product_attention(&q, &k, &v, scale, AttentionMask::Causal, None).unwrap()
+    });
     let chain_peak = peak_of(|| {
         let scaled = ops::multiply(&Array::scalar(scale), &q).unwrap();
         let scores = ops::matmul(&scaled, &k.swapaxes(-1, -2).unwrap()).unwrap();
@@ -372,5 +408,8 @@ fn causal_sdpa_allocates_no_mask() {
         fused_peak < scores_bytes + small_bytes + mask_bytes / 4,
         "fused peak {fused_peak} B; scores {scores_bytes} B, small arrays {small_bytes} B"
     );
-    assert!(chain_peak >= fused_peak + mask_bytes, "chain peak {chain_peak} B, fused peak {fused_peak} B");
+    assert!(
+        chain_peak >= fused_peak + mask_bytes,
+        "chain peak {chain_peak} B, fused peak {fused_peak} B"
+    );
 }

@@ -35,24 +35,14 @@ struct Quant {
 
 impl Quant {
     fn params(self) -> QuantParams {
-        QuantParams {
-            group_size: Some(self.group_size),
-            bits: Some(self.bits),
-            mode: self.mode,
-        }
+        QuantParams { group_size: Some(self.group_size), bits: Some(self.bits), mode: self.mode }
     }
 }
 
 fn quant_strategy() -> impl Strategy<Value = Quant> {
-    let affine = (
-        prop::sample::select(vec![1, 2, 3, 4, 5, 6, 8]),
-        prop::sample::select(vec![32, 64, 128]),
-    )
-        .prop_map(|(bits, group_size)| Quant {
-            mode: QuantMode::Affine,
-            bits,
-            group_size,
-        });
+    let affine =
+        (prop::sample::select(vec![1, 2, 3, 4, 5, 6, 8]), prop::sample::select(vec![32, 64, 128]))
+            .prop_map(|(bits, group_size)| Quant { mode: QuantMode::Affine, bits, group_size });
     prop_oneof![
         3 => affine,
         1 => Just(Quant { mode: QuantMode::Mxfp4, bits: 4, group_size: 32 }),
@@ -110,27 +100,15 @@ fn case_strategy() -> impl Strategy<Value = Case> {
         ]),
         any::<u64>(),
     )
-        .prop_map(
-            |(quant, dtype, transpose, runs, m, groups, free, x_layout, seed)| {
-                // The quantized axis (K transposed, N not) holds whole groups; the other is free.
-                let (k, n) = if transpose {
-                    (quant.group_size * groups, free)
-                } else {
-                    (free, quant.group_size * (groups + 1))
-                };
-                Case {
-                    quant,
-                    dtype,
-                    transpose,
-                    runs,
-                    m,
-                    k,
-                    n,
-                    x_layout,
-                    seed,
-                }
-            },
-        )
+        .prop_map(|(quant, dtype, transpose, runs, m, groups, free, x_layout, seed)| {
+            // The quantized axis (K transposed, N not) holds whole groups; the other is free.
+            let (k, n) = if transpose {
+                (quant.group_size * groups, free)
+            } else {
+                (free, quant.group_size * (groups + 1))
+            };
+            Case { quant, dtype, transpose, runs, m, k, n, x_layout, seed }
+        })
 }
 
 /// x values: normal, and in some rows NaN, +-inf, all -0, or a value that overflows
@@ -157,11 +135,7 @@ fn x_values(rng: &mut Rng, rows: usize, k: usize) -> Vec<f32> {
 /// there are several, so the other experts' rows exercise the tiled kernels.
 fn weights(rng: &mut Rng, case: &Case, experts: usize) -> (Array, Array, Option<Array>) {
     let q = case.quant;
-    let (rows, cols) = if case.transpose {
-        (case.n, case.k)
-    } else {
-        (case.k, case.n)
-    };
+    let (rows, cols) = if case.transpose { (case.n, case.k) } else { (case.k, case.n) };
     let w_per_expert = (rows * cols * q.bits / 32) as usize;
     let s_per_expert = (rows * cols / q.group_size) as usize;
     let nasty = |i: usize, per: usize| experts > 1 && i / per == experts - 1;
@@ -208,12 +182,7 @@ fn weights(rng: &mut Rng, case: &Case, experts: usize) -> (Array, Array, Option<
         scales[last + rng.below(s_per_expert as u64) as usize] = f32::INFINITY;
         biases[last + rng.below(s_per_expert as u64) as usize] = f32::NAN;
     }
-    let cast = |v: &[f32]| {
-        Array::from_slice(v, &s_shape)
-            .unwrap()
-            .astype(case.dtype)
-            .unwrap()
-    };
+    let cast = |v: &[f32]| Array::from_slice(v, &s_shape).unwrap().astype(case.dtype).unwrap();
     (w, cast(&scales), Some(cast(&biases)))
 }
 
@@ -224,20 +193,13 @@ fn x_array(rng: &mut Rng, case: &Case, batch: usize) -> Array {
     let make = |rng: &mut Rng, shape: &[i32]| {
         let n: i32 = shape.iter().product();
         let data = x_values(rng, (n / k) as usize, k as usize);
-        Array::from_slice(&data, shape)
-            .unwrap()
-            .astype(case.dtype)
-            .unwrap()
+        Array::from_slice(&data, shape).unwrap().astype(case.dtype).unwrap()
     };
     match case.x_layout {
         XLayout::Contiguous => make(rng, &[b, m, k]),
-        XLayout::StridedBatch => slice(
-            &make(rng, &[2 * b, m, k]),
-            &[1, 0, 0],
-            &[2 * b, m, k],
-            &[2, 1, 1],
-        )
-        .unwrap(),
+        XLayout::StridedBatch => {
+            slice(&make(rng, &[2 * b, m, k]), &[1, 0, 0], &[2 * b, m, k], &[2, 1, 1]).unwrap()
+        }
         XLayout::InterleavedRows => transpose_axes(&make(rng, &[m, b, k]), &[1, 0, 2]).unwrap(),
         XLayout::Broadcast => make(rng, &[1, m, k]),
     }
@@ -246,24 +208,13 @@ fn x_array(rng: &mut Rng, case: &Case, batch: usize) -> Array {
 /// Bit patterns of a float array, widened to u32.
 fn bits(a: &Array) -> Vec<u32> {
     match a.dtype() {
-        Dtype::Float32 => a
-            .to_vec::<f32>()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_bits())
-            .collect(),
-        Dtype::Float16 => a
-            .to_vec::<mlx::f16>()
-            .unwrap()
-            .iter()
-            .map(|v| u32::from(v.to_bits()))
-            .collect(),
-        Dtype::Bfloat16 => a
-            .to_vec::<mlx::bf16>()
-            .unwrap()
-            .iter()
-            .map(|v| u32::from(v.to_bits()))
-            .collect(),
+        Dtype::Float32 => a.to_vec::<f32>().unwrap().iter().map(|v| v.to_bits()).collect(),
+        Dtype::Float16 => {
+            a.to_vec::<mlx::f16>().unwrap().iter().map(|v| u32::from(v.to_bits())).collect()
+        }
+        Dtype::Bfloat16 => {
+            a.to_vec::<mlx::bf16>().unwrap().iter().map(|v| u32::from(v.to_bits())).collect()
+        }
         other => panic!("not a float dtype: {other:?}"),
     }
 }
@@ -274,56 +225,29 @@ fn check(case: &Case) -> Result<(), String> {
     let rows: usize = case.runs.iter().sum();
     let (w, scales, biases) = weights(&mut rng, case, experts);
     let x = x_array(&mut rng, case, rows);
-    let rhs: Vec<u32> = case
-        .runs
-        .iter()
-        .enumerate()
-        .flat_map(|(e, &n)| std::iter::repeat_n(e as u32, n))
-        .collect();
+    let rhs: Vec<u32> =
+        case.runs.iter().enumerate().flat_map(|(e, &n)| std::iter::repeat_n(e as u32, n)).collect();
     let rhs_all = Array::from_slice(&rhs, &[rows as i32]).unwrap();
     let params = case.quant.params();
     let product = |x: &Array, rhs: &Array, sorted: bool| {
-        gather_qmm(
-            x,
-            &w,
-            &scales,
-            biases.as_ref(),
-            None,
-            Some(rhs),
-            case.transpose,
-            params,
-            sorted,
-        )
-        .map_err(|e| format!("gather_qmm failed: {e}"))
+        gather_qmm(x, &w, &scales, biases.as_ref(), None, Some(rhs), case.transpose, params, sorted)
+            .map_err(|e| format!("gather_qmm failed: {e}"))
     };
 
     let tiled = product(&x, &rhs_all, true)?;
     let expected_shape = vec![rows as i32, case.m, case.n];
     if tiled.shape() != expected_shape {
-        return Err(format!(
-            "shape {:?}, expected {expected_shape:?}",
-            tiled.shape()
-        ));
+        return Err(format!("shape {:?}, expected {expected_shape:?}", tiled.shape()));
     }
     if tiled.dtype() != case.dtype {
-        return Err(format!(
-            "dtype {:?}, expected {:?}",
-            tiled.dtype(),
-            case.dtype
-        ));
+        return Err(format!("dtype {:?}, expected {:?}", tiled.dtype(), case.dtype));
     }
     let tiled_bits = bits(&tiled);
     let per_matrix = (case.m * case.n) as usize;
     for (i, &e) in rhs.iter().enumerate() {
         let xi = match case.x_layout {
             XLayout::Broadcast => x.clone(),
-            _ => slice(
-                &x,
-                &[i as i32, 0, 0],
-                &[i as i32 + 1, case.m, case.k],
-                &[1, 1, 1],
-            )
-            .unwrap(),
+            _ => slice(&x, &[i as i32, 0, 0], &[i as i32 + 1, case.m, case.k], &[1, 1, 1]).unwrap(),
         };
         let one = Array::from_slice(&[e], &[1]).unwrap();
         let expected = bits(&product(&xi, &one, false)?);
@@ -351,47 +275,20 @@ proptest! {
 #[test]
 fn every_mode_dtype_and_orientation() {
     let quants = [
-        Quant {
-            mode: QuantMode::Affine,
-            bits: 4,
-            group_size: 64,
-        },
-        Quant {
-            mode: QuantMode::Affine,
-            bits: 3,
-            group_size: 32,
-        },
-        Quant {
-            mode: QuantMode::Affine,
-            bits: 8,
-            group_size: 128,
-        },
-        Quant {
-            mode: QuantMode::Mxfp4,
-            bits: 4,
-            group_size: 32,
-        },
-        Quant {
-            mode: QuantMode::Mxfp8,
-            bits: 8,
-            group_size: 32,
-        },
-        Quant {
-            mode: QuantMode::Nvfp4,
-            bits: 4,
-            group_size: 16,
-        },
+        Quant { mode: QuantMode::Affine, bits: 4, group_size: 64 },
+        Quant { mode: QuantMode::Affine, bits: 3, group_size: 32 },
+        Quant { mode: QuantMode::Affine, bits: 8, group_size: 128 },
+        Quant { mode: QuantMode::Mxfp4, bits: 4, group_size: 32 },
+        Quant { mode: QuantMode::Mxfp8, bits: 8, group_size: 32 },
+        Quant { mode: QuantMode::Nvfp4, bits: 4, group_size: 16 },
     ];
     let mut seed = 1;
     for quant in quants {
         for dtype in [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16] {
             for transpose in [true, false] {
                 seed += 1;
-                let (k, n) = if transpose {
-                    (2 * quant.group_size, 24)
-                } else {
-                    (24, 3 * quant.group_size)
-                };
+                let (k, n) =
+                    if transpose { (2 * quant.group_size, 24) } else { (24, 3 * quant.group_size) };
                 let case = Case {
                     quant,
                     dtype,
@@ -423,11 +320,7 @@ fn linked_mlx_is_the_requested_build() {
 #[test]
 fn empty_gather() {
     let case = Case {
-        quant: Quant {
-            mode: QuantMode::Affine,
-            bits: 4,
-            group_size: 64,
-        },
+        quant: Quant { mode: QuantMode::Affine, bits: 4, group_size: 64 },
         dtype: Dtype::Float32,
         transpose: true,
         runs: vec![0, 0],
@@ -443,34 +336,17 @@ fn empty_gather() {
 /// float64 has no quantized CPU kernel: sorted and unsorted both fail, with MLX's message.
 #[test]
 fn float64_is_refused_the_same_way() {
-    let q = Quant {
-        mode: QuantMode::Affine,
-        bits: 4,
-        group_size: 64,
-    };
+    let q = Quant { mode: QuantMode::Affine, bits: 4, group_size: 64 };
     let w = Array::from_slice(&[0x1234_5678u32; 2 * 8 * 8], &[2, 8, 8]).unwrap();
     let s = Array::from_slice(&[0.5f64; 2 * 8], &[2, 8, 1]).unwrap();
     let x = Array::from_slice(&[1.0f64; 8 * 64], &[8, 1, 64]).unwrap();
     let rhs = Array::from_slice(&[0u32, 0, 0, 0, 1, 1, 1, 1], &[8]).unwrap();
     let run = |sorted: bool| {
-        gather_qmm(
-            &x,
-            &w,
-            &s,
-            Some(&s),
-            None,
-            Some(&rhs),
-            true,
-            q.params(),
-            sorted,
-        )
-        .and_then(|out| out.to_vec::<f64>())
-        .map_err(|e| e.to_string())
+        gather_qmm(&x, &w, &s, Some(&s), None, Some(&rhs), true, q.params(), sorted)
+            .and_then(|out| out.to_vec::<f64>())
+            .map_err(|e| e.to_string())
     };
     let (sorted, unsorted) = (run(true), run(false));
-    assert!(
-        sorted.is_err(),
-        "sorted float64 gather_qmm succeeded: {sorted:?}"
-    );
+    assert!(sorted.is_err(), "sorted float64 gather_qmm succeeded: {sorted:?}");
     assert_eq!(sorted, unsorted);
 }

@@ -54,11 +54,20 @@ fn reference(dir: &Path, prompt: &[u32], max_tokens: usize, chunk: usize) -> Ref
         }
         panic!("the mlx-lm reference script failed ({}):\n{stderr}", output.status);
     }
-    let v: serde_json::Value = serde_json::from_slice(&output.stdout)
-        .unwrap_or_else(|e| panic!("reference output is not JSON ({e}):\n{}", String::from_utf8_lossy(&output.stdout)));
+    let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!("reference output is not JSON ({e}):\n{}", String::from_utf8_lossy(&output.stdout))
+    });
     let mlx = v["mlx"].as_str().unwrap_or("?");
-    assert_eq!(mlx, MLX_VERSION, "the reference must run MLX {MLX_VERSION}, found {mlx}; {INSTALL_HINT}");
-    let tokens = v["tokens"].as_array().expect("tokens").iter().map(|t| t.as_u64().unwrap() as u32).collect();
+    assert_eq!(
+        mlx, MLX_VERSION,
+        "the reference must run MLX {MLX_VERSION}, found {mlx}; {INSTALL_HINT}"
+    );
+    let tokens = v["tokens"]
+        .as_array()
+        .expect("tokens")
+        .iter()
+        .map(|t| t.as_u64().unwrap() as u32)
+        .collect();
     let logits = v["logits"]
         .as_array()
         .expect("logits")
@@ -78,7 +87,14 @@ enum Tolerance {
 }
 
 /// Generates with both and compares; returns the largest relative logit difference seen.
-fn check(preset: &str, seed: u64, prompt_len: usize, max_tokens: usize, chunk: usize, tol: Tolerance) -> f32 {
+fn check(
+    preset: &str,
+    seed: u64,
+    prompt_len: usize,
+    max_tokens: usize,
+    chunk: usize,
+    tol: Tolerance,
+) -> f32 {
     let dir = tempfile::tempdir().unwrap();
     write_synthetic(dir.path(), preset, seed).unwrap();
     let model = Model::load(dir.path()).unwrap();
@@ -87,7 +103,12 @@ fn check(preset: &str, seed: u64, prompt_len: usize, max_tokens: usize, chunk: u
     let theirs = reference(dir.path(), &prompt, max_tokens, chunk);
     let what = format!("{preset} seed {seed} prompt {prompt_len} chunk {chunk}");
 
-    assert_eq!(theirs.tokens.len(), max_tokens, "{what}: mlx-lm generated {} tokens", theirs.tokens.len());
+    assert_eq!(
+        theirs.tokens.len(),
+        max_tokens,
+        "{what}: mlx-lm generated {} tokens",
+        theirs.tokens.len()
+    );
     assert_eq!(ours.tokens, theirs.tokens, "{what}: greedy tokens differ from mlx-lm's");
     assert_eq!(ours.logits.len(), theirs.logits.len());
     let mut worst = 0f32;
@@ -112,8 +133,11 @@ fn check(preset: &str, seed: u64, prompt_len: usize, max_tokens: usize, chunk: u
     let distinct: std::collections::BTreeSet<_> = ours.tokens.iter().collect();
     assert!(distinct.len() > 1, "{what}: a degenerate run (one token repeated) would prove little");
     let patches = mlx::build_info().patches.join("+");
-    let build = if patches.is_empty() { "stock MLX".to_owned() } else { format!("MLX with {patches}") };
-    eprintln!("{what} ({build}): {max_tokens} tokens equal, max relative logit difference {worst:e}");
+    let build =
+        if patches.is_empty() { "stock MLX".to_owned() } else { format!("MLX with {patches}") };
+    eprintln!(
+        "{what} ({build}): {max_tokens} tokens equal, max relative logit difference {worst:e}"
+    );
     worst
 }
 

@@ -71,7 +71,8 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
         let mut want = ids.clone();
         want.sort();
         assert_eq!(patch_features, want, "{name}: patch features vs patches/series");
-        let default: Vec<&str> = features["default"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+        let default: Vec<&str> =
+            features["default"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!(default, ids, "{name}: default features must be the whole series, in order");
         checked += 1;
     }
@@ -82,7 +83,15 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
 #[test]
 fn cuda_feature_without_a_toolkit_names_what_is_missing() {
     let output = nested_cargo("no-cuda")
-        .args(["build", "--offline", "-p", "mlx-sys", "--no-default-features", "--features", "cuda"])
+        .args([
+            "build",
+            "--offline",
+            "-p",
+            "mlx-sys",
+            "--no-default-features",
+            "--features",
+            "cuda",
+        ])
         .env("CUDA_HOME", "/nonexistent/cuda")
         .env("CUDNN_ROOT", "/nonexistent/cudnn")
         .output()

@@ -85,14 +85,8 @@ unsafe impl cxx::ExternType for OptionalInt {
 impl OptionalInt {
     pub fn from_option(v: Option<i32>) -> Self {
         match v {
-            Some(value) => Self {
-                present: true,
-                value,
-            },
-            None => Self {
-                present: false,
-                value: 0,
-            },
+            Some(value) => Self { present: true, value },
+            None => Self { present: false, value: 0 },
         }
     }
 }

@@ -7,9 +7,6 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// This project's patch ids, in series order; each is a cargo feature of this crate.
-pub const PATCH_IDS: [&str; 3] = ["gather-qmm-tiles", "fused-causal-softmax", "eval-walk"];
-
 #[derive(Debug, Clone, Serialize)]
 pub struct ArmSpec {
     /// Patch ids (cargo features), in series order; empty = stock MLX.
@@ -20,28 +17,18 @@ pub struct ArmSpec {
     pub extra_patches: Vec<PathBuf>,
 }
 
-/// `all`, `none`, or a comma-separated list of patch ids.
+/// `all`, `none`, or a comma-separated list of patch ids (those of `patches/series`).
 pub fn parse_patch_list(text: &str) -> Result<Vec<String>, String> {
-    let text = text.trim();
-    if text == "all" {
-        return Ok(PATCH_IDS.map(String::from).to_vec());
-    }
-    if text == "none" || text.is_empty() {
-        return Ok(Vec::new());
-    }
-    let requested: Vec<&str> = text.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
-    for id in &requested {
-        if !PATCH_IDS.contains(id) {
-            return Err(format!("unknown patch id `{id}`; known: {}, or all / none", PATCH_IDS.join(", ")));
-        }
-    }
-    // Series order, whatever order was typed.
-    Ok(PATCH_IDS.iter().filter(|id| requested.contains(id)).map(|s| s.to_string()).collect())
+    Ok(mlx_build::series::parse_list(text)?.into_iter().map(String::from).collect())
 }
 
 impl ArmSpec {
     /// Checks the paths and makes them absolute.
-    pub fn new(patches: Vec<String>, src: Option<PathBuf>, extra: Vec<PathBuf>) -> Result<Self, String> {
+    pub fn new(
+        patches: Vec<String>,
+        src: Option<PathBuf>,
+        extra: Vec<PathBuf>,
+    ) -> Result<Self, String> {
         let src = match src {
             Some(dir) => {
                 let dir = cache_dir::absolute(dir)?;
@@ -68,7 +55,7 @@ impl ArmSpec {
         let mut parts = Vec::new();
         match self.patches.len() {
             0 => parts.push("stock".to_string()),
-            n if n == PATCH_IDS.len() => parts.push("all patches".to_string()),
+            n if n == mlx_build::series::ids().len() => parts.push("all patches".to_string()),
             _ => parts.push(self.patches.join(" + ")),
         }
         for extra in &self.extra_patches {
@@ -96,7 +83,8 @@ impl ArmSpec {
             self.src.as_deref().map_or("pinned".to_string(), |p| p.display().to_string())
         ));
         for file in &self.extra_patches {
-            let bytes = std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
+            let bytes =
+                std::fs::read(file).map_err(|e| format!("reading {}: {e}", file.display()))?;
             hasher.update(format!("extra={} {}\n", file_name(file), hex(&Sha256::digest(&bytes))));
         }
         Ok(hex(&hasher.finalize())[..16].to_string())
@@ -108,7 +96,10 @@ impl ArmSpec {
         let extra = if self.extra_patches.is_empty() {
             None
         } else {
-            Some(std::env::join_paths(&self.extra_patches).map_err(|e| format!("extra patch paths: {e}"))?)
+            Some(
+                std::env::join_paths(&self.extra_patches)
+                    .map_err(|e| format!("extra patch paths: {e}"))?,
+            )
         };
         Ok(vec![
             ("MLX_SRC_DIR", self.src.as_ref().map(|p| p.clone().into_os_string())),
@@ -118,7 +109,8 @@ impl ArmSpec {
 }
 
 pub fn file_name(path: &Path) -> String {
-    path.file_name().map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
+    path.file_name()
+        .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
 pub fn hex(bytes: &[u8]) -> String {
@@ -131,13 +123,9 @@ mod tests {
 
     #[test]
     fn patch_lists() {
-        assert_eq!(parse_patch_list("all").unwrap(), PATCH_IDS.to_vec());
+        assert_eq!(parse_patch_list("all").unwrap(), mlx_build::series::ids());
         assert!(parse_patch_list("none").unwrap().is_empty());
-        assert_eq!(
-            parse_patch_list("eval-walk, gather-qmm-tiles").unwrap(),
-            vec!["gather-qmm-tiles", "eval-walk"]
-        );
-        assert!(parse_patch_list("eval-walk,bogus").unwrap_err().contains("bogus"));
+        assert!(parse_patch_list("bogus").unwrap_err().contains("bogus"));
     }
 
     #[test]
@@ -146,7 +134,10 @@ mod tests {
         let stock = ArmSpec::new(vec![], None, vec![]).unwrap();
         let all = ArmSpec::new(parse_patch_list("all").unwrap(), None, vec![]).unwrap();
         assert_ne!(stock.hash(ws).unwrap(), all.hash(ws).unwrap());
-        assert_eq!(stock.hash(ws).unwrap(), ArmSpec::new(vec![], None, vec![]).unwrap().hash(ws).unwrap());
+        assert_eq!(
+            stock.hash(ws).unwrap(),
+            ArmSpec::new(vec![], None, vec![]).unwrap().hash(ws).unwrap()
+        );
         assert_ne!(stock.hash(ws).unwrap(), stock.hash(Path::new("/other")).unwrap());
         let dir = std::env::temp_dir().join(format!("mlx-ab-arm-test-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();

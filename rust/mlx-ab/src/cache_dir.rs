@@ -1,18 +1,11 @@
-//! The cache root shared with `mlx-sys` (MLX builds live in `<root>/builds`); the harness adds
+//! The cache root of `mlx_build::cache` (MLX builds live in `<root>/builds`); the harness adds
 //! `<root>/arms` (one cargo target dir per arm) and `<root>/models` (synthetic checkpoints).
 
 use std::path::PathBuf;
 
-/// Same rule as mlx-sys: `MLX_AB_CACHE_DIR`, else `$XDG_CACHE_HOME/mlx-ab`, else `~/.cache/mlx-ab`.
+/// The build cache's root, absolute.
 pub fn root() -> Result<PathBuf, String> {
-    if let Some(dir) = std::env::var_os("MLX_AB_CACHE_DIR") {
-        return absolute(PathBuf::from(dir));
-    }
-    std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .map(|d| d.join("mlx-ab"))
-        .ok_or_else(|| "neither MLX_AB_CACHE_DIR, XDG_CACHE_HOME nor HOME is set".to_string())
+    absolute(mlx_build::cache::root()?)
 }
 
 /// The workspace this binary was built from: arms are built from it. `MLX_AB_WORKSPACE`

@@ -30,7 +30,8 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     let workspace = cache_dir::workspace()?;
     let hash = spec.hash(&workspace)?;
     let target_dir = cache_dir::root()?.join("arms").join(&hash);
-    std::fs::create_dir_all(&target_dir).map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
+    std::fs::create_dir_all(&target_dir)
+        .map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
     std::fs::write(
         target_dir.join("ARM.json"),
         serde_json::to_string_pretty(spec).map_err(|e| e.to_string())?,
@@ -161,7 +162,12 @@ impl MlxBuildIdentity {
     fn of(spec: &ArmSpec) -> Self {
         MlxBuildIdentity {
             source: spec.src.as_ref().map_or("pinned".into(), |p| p.display().to_string()),
-            patches: spec.patches.iter().cloned().chain(spec.extra_patches.iter().map(|p| crate::arm::file_name(p))).collect(),
+            patches: spec
+                .patches
+                .iter()
+                .cloned()
+                .chain(spec.extra_patches.iter().map(|p| crate::arm::file_name(p)))
+                .collect(),
         }
     }
 
@@ -187,13 +193,19 @@ struct MlxBuildWatcher {
 }
 
 impl MlxBuildWatcher {
-    fn start(bar: ProgressBar, builds: PathBuf, identity: MlxBuildIdentity, mlx_sys_done: Arc<AtomicBool>) -> Self {
+    fn start(
+        bar: ProgressBar,
+        builds: PathBuf,
+        identity: MlxBuildIdentity,
+        mlx_sys_done: Arc<AtomicBool>,
+    ) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || {
             let mut hidden = false;
             while !flag.load(Ordering::Relaxed) {
-                let building = !mlx_sys_done.load(Ordering::Relaxed) && mlx_build_in_progress(&builds, &identity);
+                let building = !mlx_sys_done.load(Ordering::Relaxed)
+                    && mlx_build_in_progress(&builds, &identity);
                 if building && !hidden {
                     ui::note(Some(&bar), "building MLX with cmake (a cold build takes several minutes; cached afterwards)");
                     bar.set_draw_target(ProgressDrawTarget::hidden());
@@ -226,7 +238,8 @@ fn mlx_build_in_progress(builds: &Path, identity: &MlxBuildIdentity) -> bool {
         let path = entry.path();
         path.extension().is_some_and(|x| x == "partial")
             && path.join("build").is_dir()
-            && std::fs::read_to_string(path.join("BUILD_SPEC.txt")).is_ok_and(|s| identity.matches(&s))
+            && std::fs::read_to_string(path.join("BUILD_SPEC.txt"))
+                .is_ok_and(|s| identity.matches(&s))
     })
 }
 
@@ -234,26 +247,31 @@ fn mlx_build_in_progress(builds: &Path, identity: &MlxBuildIdentity) -> bool {
 /// build dependencies, plus two per build script (compiled, then run).
 fn estimate_units(workspace: &Path, spec: &ArmSpec) -> Result<u64, String> {
     let mut command = Command::new(cargo());
-    command
-        .current_dir(workspace)
-        .args(["metadata", "--format-version", "1", "--offline", "--no-default-features"]);
+    command.current_dir(workspace).args([
+        "metadata",
+        "--format-version",
+        "1",
+        "--offline",
+        "--no-default-features",
+    ]);
     if !spec.patches.is_empty() {
         command.args(["--features", &spec.cargo_features()]);
     }
     let output = command.stderr(Stdio::null()).output().map_err(|e| e.to_string())?;
     let metadata: serde_json::Value =
         serde_json::from_slice(&output.stdout).map_err(|e| e.to_string())?;
-    let build_scripts: HashSet<&str> = metadata["packages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|p| {
-            p["targets"].as_array().into_iter().flatten().any(|t| {
-                t["kind"].as_array().into_iter().flatten().any(|k| k == "custom-build")
+    let build_scripts: HashSet<&str> =
+        metadata["packages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|p| {
+                p["targets"].as_array().into_iter().flatten().any(|t| {
+                    t["kind"].as_array().into_iter().flatten().any(|k| k == "custom-build")
+                })
             })
-        })
-        .filter_map(|p| p["id"].as_str())
-        .collect();
+            .filter_map(|p| p["id"].as_str())
+            .collect();
     let nodes: HashMap<&str, Vec<&str>> = metadata["resolve"]["nodes"]
         .as_array()
         .ok_or("no resolve graph")?
@@ -297,7 +315,10 @@ mod tests {
     #[test]
     fn package_names_from_ids() {
         assert_eq!(package_name("path+file:///ws/mlx-sys#0.1.0"), "mlx-sys");
-        assert_eq!(package_name("registry+https://example.org/index#proc-macro2@1.0.107"), "proc-macro2");
+        assert_eq!(
+            package_name("registry+https://example.org/index#proc-macro2@1.0.107"),
+            "proc-macro2"
+        );
         assert_eq!(package_name("path+file:///ws/tests#mlx-tests@0.1.0"), "mlx-tests");
     }
 

@@ -1,5 +1,6 @@
 //! Command line: subcommands and their options.
 
+use crate::device::DeviceKind;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -52,6 +53,9 @@ pub struct GenerateArgs {
     /// there. Without it, the MLX this binary links.
     #[arg(long)]
     pub patches: Option<String>,
+    /// Device to generate on. Default: the GPU when that MLX has one, else the CPU.
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceKind>,
     /// Also write the result as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
@@ -86,6 +90,10 @@ pub struct RunArgs {
     /// Warm-up rounds before the pairs (each arm once per round; not measured).
     #[arg(long, default_value_t = 1)]
     pub warmup: usize,
+    /// Device every arm's worker runs on. Default: the GPU when the workers' MLX has one, else
+    /// the CPU. `gpu` on a build without a GPU is an error.
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceKind>,
     #[command(flatten)]
     pub a: ArmA,
     #[command(flatten)]
@@ -113,6 +121,15 @@ pub struct ArmA {
     /// Extra patch file applied to arm A's MLX after the series (repeatable).
     #[arg(id = "a_extra_patch", value_name = "FILE", long = "a-extra-patch")]
     pub extra_patch: Vec<PathBuf>,
+    /// Run arm A from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab as
+    /// the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
+    #[arg(
+        id = "a_prebuilt",
+        value_name = "DIR",
+        long = "a-prebuilt",
+        conflicts_with_all = ["a_src", "a_extra_patch"]
+    )]
+    pub prebuilt: Option<PathBuf>,
 }
 
 /// Arm B: the candidate.
@@ -127,4 +144,13 @@ pub struct ArmB {
     /// Extra patch file applied to arm B's MLX after the series (repeatable).
     #[arg(id = "b_extra_patch", value_name = "FILE", long = "b-extra-patch")]
     pub extra_patch: Vec<PathBuf>,
+    /// Run arm B from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab as
+    /// the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
+    #[arg(
+        id = "b_prebuilt",
+        value_name = "DIR",
+        long = "b-prebuilt",
+        conflicts_with_all = ["b_src", "b_extra_patch"]
+    )]
+    pub prebuilt: Option<PathBuf>,
 }

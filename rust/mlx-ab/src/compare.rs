@@ -132,6 +132,51 @@ pub fn compare(a: &Output, b: &Output) -> Result<Comparison, String> {
     })
 }
 
+/// Many comparisons in one: of pairs A vs B, or of an arm's runs against its own first run.
+/// When bit identity cannot be claimed (an arm is not deterministic) these are the numbers that
+/// say how far apart the outputs are.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct DivergenceSummary {
+    /// Comparisons summarized.
+    pub compared: usize,
+    /// Comparisons whose tokens or logit bits differ.
+    pub differing: usize,
+    /// Comparisons whose tokens are all equal.
+    pub token_identical: usize,
+    /// Mean over the comparisons of their mean KL (nats, same-context steps), and the largest
+    /// KL of any step; `None` when a KL is undefined (NaN logits) or nothing was compared.
+    pub kl_mean: Option<f64>,
+    pub kl_max: Option<f64>,
+    /// Top-1 agreement over same-context steps: mean and lowest over the comparisons.
+    pub top1_agreement_mean: f64,
+    pub top1_agreement_min: f64,
+    /// Largest |a - b| over all same-context logits.
+    pub max_abs_logit_diff: f64,
+}
+
+pub fn summarize<'a>(comparisons: impl IntoIterator<Item = &'a Comparison>) -> DivergenceSummary {
+    let list: Vec<&Comparison> = comparisons.into_iter().collect();
+    let n = list.len();
+    let kl_defined = n > 0 && list.iter().all(|c| c.kl_mean.is_some() && c.kl_max.is_some());
+    let mean = |f: fn(&Comparison) -> f64| {
+        if n == 0 {
+            1.0
+        } else {
+            list.iter().map(|c| f(c)).sum::<f64>() / n as f64
+        }
+    };
+    DivergenceSummary {
+        compared: n,
+        differing: list.iter().filter(|c| !c.tokens_equal || !c.logits_bitwise_equal).count(),
+        token_identical: list.iter().filter(|c| c.tokens_equal).count(),
+        kl_mean: kl_defined.then(|| list.iter().filter_map(|c| c.kl_mean).sum::<f64>() / n as f64),
+        kl_max: kl_defined.then(|| list.iter().filter_map(|c| c.kl_max).fold(0.0, f64::max)),
+        top1_agreement_mean: mean(|c| c.top1_agreement),
+        top1_agreement_min: list.iter().map(|c| c.top1_agreement).fold(1.0, f64::min),
+        max_abs_logit_diff: list.iter().map(|c| c.max_abs_logit_diff).fold(0.0, f64::max),
+    }
+}
+
 /// Largest |x - y|; a NaN on one side only, or unequal infinities, count as infinite. Equal
 /// bits (including two identical NaNs) count as 0.
 pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
@@ -142,7 +187,11 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
                 0.0
             } else {
                 let d = (f64::from(x) - f64::from(y)).abs();
-                if d.is_nan() { f64::INFINITY } else { d }
+                if d.is_nan() {
+                    f64::INFINITY
+                } else {
+                    d
+                }
             }
         })
         .fold(0.0, f64::max)
@@ -201,7 +250,10 @@ mod tests {
         assert!(c.tokens_equal && c.logits_bitwise_equal);
         assert_eq!(c.first_divergence, None);
         assert_eq!((c.steps, c.steps_with_logit_diff, c.same_context_steps), (2, 0, 2));
-        assert_eq!((c.kl_mean, c.kl_max, c.top1_agreement, c.max_abs_logit_diff), (Some(0.0), Some(0.0), 1.0, 0.0));
+        assert_eq!(
+            (c.kl_mean, c.kl_max, c.top1_agreement, c.max_abs_logit_diff),
+            (Some(0.0), Some(0.0), 1.0, 0.0)
+        );
     }
 
     #[test]
@@ -278,6 +330,31 @@ mod tests {
         assert_eq!(argmax(&[1.0, 3.0, 3.0, f32::NAN]), Some(1));
         assert_eq!(argmax(&[f32::NAN]), None);
         assert_eq!(argmax(&[]), None);
+    }
+
+    #[test]
+    fn summaries_over_many_comparisons() {
+        let a = [1.0f32, 0.0, 0.0, 1.0];
+        let mut b = a;
+        b[0] = f32::from_bits(a[0].to_bits() + 1);
+        let same = compare(&out(&[0, 1], &a, 2), &out(&[0, 1], &a, 2)).unwrap();
+        let one_bit = compare(&out(&[0, 1], &a, 2), &out(&[0, 1], &b, 2)).unwrap();
+        let other_token =
+            compare(&out(&[0, 1], &a, 2), &out(&[1, 0], &[0.0, 1.0, 1.0, 0.0], 2)).unwrap();
+        let s = summarize([&same, &one_bit, &other_token]);
+        assert_eq!((s.compared, s.differing, s.token_identical), (3, 2, 2));
+        // Top-1: 1, 1 and 0 (step 0 already picks different tokens; one same-context step).
+        assert!((s.top1_agreement_mean - 2.0 / 3.0).abs() < 1e-12);
+        assert_eq!(s.top1_agreement_min, 0.0);
+        assert_eq!(s.max_abs_logit_diff, 1.0);
+        let kl = s.kl_max.unwrap();
+        assert!((kl - other_token.kl_max.unwrap()).abs() < 1e-15 && kl > 0.4);
+        let expected_mean = (one_bit.kl_mean.unwrap() + other_token.kl_mean.unwrap()) / 3.0;
+        assert!((s.kl_mean.unwrap() - expected_mean).abs() < 1e-15);
+        let empty = summarize([]);
+        assert_eq!((empty.compared, empty.kl_mean, empty.top1_agreement_min), (0, None, 1.0));
+        let nan = compare(&out(&[0], &[f32::NAN, 0.0], 2), &out(&[0], &[0.0, 0.0], 2)).unwrap();
+        assert_eq!(summarize([&same, &nan]).kl_mean, None);
     }
 
     #[test]

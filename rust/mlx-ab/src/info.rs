@@ -1,6 +1,8 @@
 //! `mlx-ab info`: which MLX this binary links.
 
+use crate::device;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -18,6 +20,17 @@ pub struct Info {
     /// Cache key of the MLX build (source, patches, flags, compiler).
     #[serde(default)]
     pub build_key: String,
+    /// The file holding MLX's code in this process: the executable itself (static build) or
+    /// the `libmlx.so` the loader found (shared build, e.g. through `LD_LIBRARY_PATH`).
+    #[serde(default)]
+    pub library_path: String,
+    /// Whether this MLX has a usable GPU (CUDA or Metal build, device present).
+    #[serde(default)]
+    pub gpu_available: bool,
+    /// GPU 0 as MLX describes it (`mlx::core::gpu::device_info`): device_name, architecture,
+    /// total_memory, compute_capability_major/minor, ... `None` without a GPU.
+    #[serde(default)]
+    pub gpu: Option<BTreeMap<String, String>>,
 }
 
 impl Info {
@@ -27,9 +40,15 @@ impl Info {
             mlx_version: build.mlx_version,
             patches: build.patches.iter().map(|p| p.to_string()).collect(),
             source_digest: build.source_digest.to_string(),
-            extra_patches: mlx_sys::build_info::EXTRA_PATCHES.iter().map(|p| p.to_string()).collect(),
+            extra_patches: mlx_sys::build_info::EXTRA_PATCHES
+                .iter()
+                .map(|p| p.to_string())
+                .collect(),
             source: mlx_sys::build_info::SOURCE.to_string(),
             build_key: mlx_sys::build_info::BUILD_KEY.to_string(),
+            library_path: device::library_path(),
+            gpu_available: mlx::backend::gpu_available().unwrap_or(false),
+            gpu: device::gpu_info(),
         }
     }
 }

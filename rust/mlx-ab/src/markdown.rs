@@ -1,6 +1,9 @@
 //! The Markdown summary of a report, for a pull request description.
 
-use crate::report::{ArmReport, Report, Samples};
+use crate::compare::DivergenceSummary;
+use crate::device::{describe_gpu, DeviceKind};
+use crate::provenance::Nvidia;
+use crate::report::{ArmReport, Report, Samples, Verdict};
 use crate::stats::RatioSummary;
 use std::fmt::Write;
 
@@ -10,50 +13,93 @@ pub fn render(r: &Report) -> String {
     let _ = writeln!(md, "### MLX A/B: {} (A) vs {} (B)\n", a.label, b.label);
     let steps = r.workload.gen_len;
     let vocab = r.workload.model.vocab_size;
-    if r.exit_status == 0 {
-        let _ = writeln!(
-            md,
-            "**Outputs identical.** Tokens and logits bit-identical in {0}/{0} pairs ({steps} steps × \
-             {vocab} logits per run); each arm reproduced itself bit for bit in every run.\n",
-            r.pairs
-        );
-    } else {
-        let differing = r.per_pair.iter().filter(|p| !p.comparison.logits_bitwise_equal || !p.comparison.tokens_equal).count();
-        let _ = writeln!(
-            md,
-            "**Outputs differ** in {differing}/{} pairs (tokens identical: {}, logits bit-identical: {}).",
-            r.pairs,
-            yes_no(r.token_identical),
-            yes_no(r.logits_bitwise_identical)
-        );
-        if let Some(d) = &r.first_divergence {
+    let device = device_phrase(r);
+    match r.verdict {
+        Verdict::Identical => {
             let _ = writeln!(
                 md,
-                "First divergence: pair {}, step {}: token A {} vs B {}, {} of {vocab} logits differ, \
-                 largest |Δ logit| {}. Over the steps with identical context: mean KL(A‖B) {} nats, \
-                 top-1 agreement {:.1}%.",
-                d.pair,
-                d.at.step,
-                token(d.at.token_a),
-                token(d.at.token_b),
-                d.at.differing_logits,
-                sci(d.at.max_abs_logit_diff),
-                d.kl_mean.map_or("n/a".into(), sci),
-                100.0 * d.top1_agreement
+                "**Outputs identical** ({device}). Tokens and logits bit-identical in {0}/{0} pairs \
+                 ({steps} steps × {vocab} logits per run); each arm reproduced itself bit for bit in \
+                 every run.\n",
+                r.pairs
             );
         }
-        for (name, arm) in [("A", a), ("B", b)] {
-            if let Some(run) = arm.first_nondeterministic_run {
-                let _ = writeln!(md, "Arm {name} is not deterministic: its run {run} differs from its first run.");
-            }
+        Verdict::Different => {
+            let differing = r.ab_divergence.differing;
+            let _ = writeln!(
+                md,
+                "**Outputs differ** ({device}) in {differing}/{} pairs (tokens identical: {}, logits \
+                 bit-identical: {}); each arm reproduced itself bit for bit, so the difference is \
+                 the arms', not noise.",
+                r.pairs,
+                yes_no(r.token_identical),
+                yes_no(r.logits_bitwise_identical)
+            );
+            first_divergence(&mut md, r, vocab);
+            md.push('\n');
         }
-        md.push('\n');
+        Verdict::Nondeterministic => {
+            let names: Vec<String> =
+                r.nondeterministic_arms.iter().map(|n| format!("arm {n}")).collect();
+            let _ = writeln!(
+                md,
+                "**Not comparable bit for bit** ({device}): {} {} not deterministic, so bit identity \
+                 cannot be claimed either way; the comparison falls back to KL divergence and top-1 \
+                 agreement.\n",
+                names.join(" and "),
+                if names.len() == 1 { "is" } else { "are" }
+            );
+            for (name, arm) in [("A", a), ("B", b)] {
+                let s = &arm.self_divergence;
+                match arm.first_nondeterministic_run {
+                    Some(run) => {
+                        let _ = writeln!(
+                            md,
+                            "- Arm {name} against its own first run: {}/{} runs differ (first: run {run}); \
+                             {}.",
+                            s.differing,
+                            s.compared,
+                            divergence_numbers(s)
+                        );
+                    }
+                    None => {
+                        let _ = writeln!(
+                            md,
+                            "- Arm {name} reproduced its first run bit for bit in {0}/{0} runs.",
+                            s.compared
+                        );
+                    }
+                }
+            }
+            let ab = &r.ab_divergence;
+            let _ = writeln!(
+                md,
+                "- A against B: {}/{} pairs differ, tokens identical in {}/{}; {}.",
+                ab.differing,
+                ab.compared,
+                ab.token_identical,
+                ab.compared,
+                divergence_numbers(ab)
+            );
+            let _ = writeln!(
+                md,
+                "\nA/B divergence no larger than each arm's run-to-run divergence is consistent with \
+                 the arms computing the same thing.\n"
+            );
+        }
     }
     let _ = writeln!(md, "| metric | A | B | B/A median [95% CI] | B>A / B<A (sign test p) |");
     let _ = writeln!(md, "|---|---:|---:|---:|---:|");
     row(&mut md, "prefill tokens/s", &a.prefill_tps, &b.prefill_tps, &r.ratio.prefill_tps, fixed1);
     row(&mut md, "decode tokens/s", &a.decode_tps, &b.decode_tps, &r.ratio.decode_tps, fixed1);
-    row(&mut md, "peak memory", &a.peak_memory_bytes, &b.peak_memory_bytes, &r.ratio.peak_memory_bytes, mib);
+    row(
+        &mut md,
+        "peak memory",
+        &a.peak_memory_bytes,
+        &b.peak_memory_bytes,
+        &r.ratio.peak_memory_bytes,
+        mib,
+    );
     let _ = writeln!(
         md,
         "\nMedians of {} pairs run in the balanced order {} after {} warm-up round(s); every sample is \
@@ -77,30 +123,127 @@ pub fn render(r: &Report) -> String {
         p.host.hostname,
         p.host.cpu,
         p.host.logical_cpus,
-        p.host.memory_bytes.map_or("memory ?".into(), |m| format!("{:.1} GiB", m as f64 / (1u64 << 30) as f64)),
+        p.host
+            .memory_bytes
+            .map_or("memory ?".into(), |m| format!("{:.1} GiB", m as f64 / (1u64 << 30) as f64)),
         p.host.os
     );
+    nvidia_line(&mut md, &p.nvidia);
     let _ = writeln!(md, "- compilers: {}; {}", p.cxx_compiler, p.rustc);
-    let _ = writeln!(md, "- repository commit: {}; mlx-ab {}; date {}", p.repo_commit, p.mlx_ab_version, p.date);
+    let _ = writeln!(
+        md,
+        "- repository commit: {}; mlx-ab {}; date {}",
+        p.repo_commit, p.mlx_ab_version, p.date
+    );
     let _ = writeln!(md, "\n</details>");
     md
+}
+
+/// `on gpu (NVIDIA H200 (sm_90, ...))`, `on cpu`, or per arm when they differ.
+fn device_phrase(r: &Report) -> String {
+    let one = |arm: &ArmReport| match (&arm.device, &arm.mlx.gpu) {
+        (DeviceKind::Gpu, Some(gpu)) => format!("gpu: {}", describe_gpu(gpu)),
+        (device, _) => device.to_string(),
+    };
+    let (a, b) = (one(&r.arms.a), one(&r.arms.b));
+    if a == b {
+        format!("on {a}")
+    } else {
+        format!("A on {a}, B on {b}")
+    }
+}
+
+fn divergence_numbers(s: &DivergenceSummary) -> String {
+    format!(
+        "mean KL {} nats (max {}), top-1 agreement {:.1}% (lowest {:.1}%), largest |Δ logit| {}",
+        s.kl_mean.map_or("n/a".into(), sci),
+        s.kl_max.map_or("n/a".into(), sci),
+        100.0 * s.top1_agreement_mean,
+        100.0 * s.top1_agreement_min,
+        sci(s.max_abs_logit_diff)
+    )
+}
+
+fn first_divergence(md: &mut String, r: &Report, vocab: usize) {
+    if let Some(d) = &r.first_divergence {
+        let _ = writeln!(
+            md,
+            "First divergence: pair {}, step {}: token A {} vs B {}, {} of {vocab} logits differ, \
+             largest |Δ logit| {}. Over the steps with identical context: mean KL(A‖B) {} nats, \
+             top-1 agreement {:.1}%.",
+            d.pair,
+            d.at.step,
+            token(d.at.token_a),
+            token(d.at.token_b),
+            d.at.differing_logits,
+            sci(d.at.max_abs_logit_diff),
+            d.kl_mean.map_or("n/a".into(), sci),
+            100.0 * d.top1_agreement
+        );
+    }
 }
 
 fn arm_line(md: &mut String, name: &str, arm: &ArmReport) {
     let mlx = &arm.mlx;
     let patches = if mlx.patches.is_empty() { "none".to_string() } else { mlx.patches.join(", ") };
-    let extra = if mlx.extra_patches.is_empty() { String::new() } else { format!(", extra patches: {}", mlx.extra_patches.join(", ")) };
+    let extra = if mlx.extra_patches.is_empty() {
+        String::new()
+    } else {
+        format!(", extra patches: {}", mlx.extra_patches.join(", "))
+    };
     let _ = writeln!(
         md,
-        "- {name}: MLX {} ({} source, digest `{}`), patches: {patches}{extra}; build `{}`",
+        "- {name}: MLX {} ({} source, digest `{}`), patches: {patches}{extra}; build `{}`; on {}; \
+         MLX code from `{}` ({} worker `{}`)",
         mlx.mlx_version,
         mlx.source,
         short(&mlx.source_digest),
-        mlx.build_key
+        mlx.build_key,
+        match (&arm.device, &mlx.gpu) {
+            (DeviceKind::Gpu, Some(gpu)) => format!("gpu {}", describe_gpu(gpu)),
+            (device, _) => device.to_string(),
+        },
+        mlx.library_path,
+        if arm.prebuilt { "prebuilt" } else { "built" },
+        arm.worker
     );
 }
 
-fn row(md: &mut String, metric: &str, a: &Samples, b: &Samples, ratio: &RatioSummary, fmt: fn(f64) -> String) {
+/// `- NVIDIA: 1x NVIDIA H200 (driver 550.54.15), CUDA 12.4` or why nothing is known.
+fn nvidia_line(md: &mut String, nvidia: &Nvidia) {
+    if !nvidia.nvidia_smi {
+        let _ = writeln!(
+            md,
+            "- NVIDIA: {}",
+            nvidia.note.as_deref().unwrap_or("nvidia-smi gave nothing")
+        );
+        return;
+    }
+    let mut counted: Vec<(String, usize)> = Vec::new();
+    for gpu in &nvidia.gpus {
+        let label = format!("{} (driver {})", gpu.name, gpu.driver_version);
+        match counted.iter_mut().find(|(l, _)| *l == label) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((label, 1)),
+        }
+    }
+    let gpus: Vec<String> = counted.into_iter().map(|(label, n)| format!("{n}x {label}")).collect();
+    let _ = writeln!(
+        md,
+        "- NVIDIA: {}; CUDA {} (nvidia-smi)",
+        if gpus.is_empty() { "no GPU listed".to_string() } else { gpus.join(", ") },
+        nvidia.cuda_version.as_deref().unwrap_or("version ?")
+    );
+}
+
+fn row(
+    md: &mut String,
+    metric: &str,
+    a: &Samples,
+    b: &Samples,
+    ratio: &RatioSummary,
+    fmt: fn(f64) -> String,
+) {
     let value = |s: &Samples| s.median.map_or("n/a".into(), fmt);
     let ratio_text = match (ratio.median, ratio.ci95) {
         (Some(m), Some([lo, hi])) => format!("{m:.3} [{lo:.3}, {hi:.3}]"),
@@ -120,7 +263,11 @@ fn row(md: &mut String, metric: &str, a: &Samples, b: &Samples, ratio: &RatioSum
 }
 
 fn yes_no(v: bool) -> &'static str {
-    if v { "yes" } else { "no" }
+    if v {
+        "yes"
+    } else {
+        "no"
+    }
 }
 
 fn token(t: Option<u32>) -> String {
@@ -136,11 +283,21 @@ fn mib(v: f64) -> String {
 }
 
 fn sci(v: f64) -> String {
-    if v.is_infinite() { "inf".into() } else if v == 0.0 { "0".into() } else { format!("{v:.3e}") }
+    if v.is_infinite() {
+        "inf".into()
+    } else if v == 0.0 {
+        "0".into()
+    } else {
+        format!("{v:.3e}")
+    }
 }
 
 fn pval(p: f64) -> String {
-    if p >= 0.01 { format!("{p:.3}") } else { format!("{p:.2e}") }
+    if p >= 0.01 {
+        format!("{p:.3}")
+    } else {
+        format!("{p:.2e}")
+    }
 }
 
 fn short(digest: &str) -> &str {
@@ -148,5 +305,9 @@ fn short(digest: &str) -> &str {
 }
 
 fn abbreviate(order: &str) -> String {
-    if order.len() <= 32 { order.to_string() } else { format!("{}…", &order[..32]) }
+    if order.len() <= 32 {
+        order.to_string()
+    } else {
+        format!("{}…", &order[..32])
+    }
 }

@@ -3,12 +3,13 @@
 //! line on stdout. Logits travel as raw little-endian f32 files, `[steps][vocab]`, so the
 //! parent compares exact bits.
 
+use crate::device::DeviceKind;
 use crate::info::Info;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Bumped whenever a message changes; an arm built from other sources is refused.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
@@ -17,23 +18,35 @@ pub struct Job {
     pub prompt: Vec<u32>,
     pub max_tokens: usize,
     pub prefill_chunk: usize,
+    /// The device to run on; `None`: the GPU if this MLX has one, else the CPU.
+    pub device: Option<DeviceKind>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "request", rename_all = "snake_case")]
 pub enum Request {
     /// Generate once; write the logits to `logits_path` when given.
-    Run { logits_path: Option<PathBuf> },
+    Run {
+        logits_path: Option<PathBuf>,
+    },
     Quit,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Reply {
-    /// The model is loaded; `model_dtype` is its activation dtype (`float32`, `bfloat16`, ...).
-    Ready { info: Info, load_seconds: f64, model_dtype: String },
+    /// The model is loaded on `device`; `model_dtype` is its activation dtype (`float32`,
+    /// `bfloat16`, ...).
+    Ready {
+        info: Info,
+        device: DeviceKind,
+        load_seconds: f64,
+        model_dtype: String,
+    },
     Ran(RunResult),
-    Error { message: String },
+    Error {
+        message: String,
+    },
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -81,5 +94,21 @@ mod tests {
         let text = serde_json::to_string(&Request::Run { logits_path: None }).unwrap();
         assert_eq!(text, r#"{"request":"run","logits_path":null}"#);
         assert!(matches!(serde_json::from_str(r#"{"request":"quit"}"#).unwrap(), Request::Quit));
+    }
+
+    #[test]
+    fn job_names_the_device_in_lowercase() {
+        let job = Job {
+            protocol: VERSION,
+            model_dir: PathBuf::from("/m"),
+            prompt: vec![1],
+            max_tokens: 2,
+            prefill_chunk: 3,
+            device: Some(DeviceKind::Gpu),
+        };
+        let text = serde_json::to_string(&job).unwrap();
+        assert!(text.contains(r#""device":"gpu""#), "{text}");
+        let back: Job = serde_json::from_str(&text.replace(r#""gpu""#, "null")).unwrap();
+        assert_eq!(back.device, None);
     }
 }

@@ -16,6 +16,26 @@ pub struct Provenance {
     /// `git rev-parse HEAD` of this repository, with `-dirty` when the tree has changes.
     pub repo_commit: String,
     pub mlx_ab_version: String,
+    /// The NVIDIA GPUs and driver of this host, as `nvidia-smi` reports them.
+    pub nvidia: Nvidia,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Nvidia {
+    /// Whether `nvidia-smi` ran and answered.
+    pub nvidia_smi: bool,
+    /// `nvidia-smi --query-gpu=name,driver_version --format=csv,noheader`, one per GPU.
+    pub gpus: Vec<NvidiaGpu>,
+    /// The "CUDA Version" of plain `nvidia-smi` (the newest CUDA the driver supports).
+    pub cuda_version: Option<String>,
+    /// Why there is nothing (`nvidia-smi not found`), or what nvidia-smi said when it failed.
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NvidiaGpu {
+    pub name: String,
+    pub driver_version: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -32,7 +52,8 @@ pub fn collect(workspace: Option<&Path>) -> Provenance {
     Provenance {
         date: rfc3339_utc(std::time::SystemTime::now()),
         host: Host {
-            hostname: first_line(&read("/proc/sys/kernel/hostname")).unwrap_or_else(|| command_line("hostname", &[])),
+            hostname: first_line(&read("/proc/sys/kernel/hostname"))
+                .unwrap_or_else(|| command_line("hostname", &[])),
             os: format!(
                 "{} {}",
                 std::env::consts::OS,
@@ -45,11 +66,73 @@ pub fn collect(workspace: Option<&Path>) -> Provenance {
             logical_cpus: std::thread::available_parallelism().map_or(0, |n| n.get()),
             memory_bytes: meminfo_total(),
         },
-        cxx_compiler: command_line(&std::env::var("CXX").unwrap_or_else(|_| "c++".into()), &["--version"]),
-        rustc: command_line(&std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()), &["--version"]),
+        cxx_compiler: command_line(
+            &std::env::var("CXX").unwrap_or_else(|_| "c++".into()),
+            &["--version"],
+        ),
+        rustc: command_line(
+            &std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into()),
+            &["--version"],
+        ),
         repo_commit: workspace.map_or_else(|| "unknown".into(), repo_commit),
         mlx_ab_version: env!("CARGO_PKG_VERSION").to_string(),
+        nvidia: nvidia(),
     }
+}
+
+/// Asks `nvidia-smi` (on `PATH`); its absence is an answer, not an error.
+pub fn nvidia() -> Nvidia {
+    let run = |args: &[&str]| Command::new("nvidia-smi").args(args).output();
+    let query = match run(&["--query-gpu=name,driver_version", "--format=csv,noheader"]) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Nvidia { note: Some("nvidia-smi not found".into()), ..Nvidia::default() };
+        }
+        Err(e) => return Nvidia { note: Some(format!("nvidia-smi: {e}")), ..Nvidia::default() },
+        Ok(output) if !output.status.success() => {
+            let text = format!(
+                "{}{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+            let said = first_line(&text).unwrap_or_default();
+            return Nvidia {
+                note: Some(format!("nvidia-smi failed ({}): {said}", output.status)),
+                ..Nvidia::default()
+            };
+        }
+        Ok(output) => String::from_utf8_lossy(&output.stdout).into_owned(),
+    };
+    let plain = run(&[])
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned());
+    Nvidia {
+        nvidia_smi: true,
+        gpus: parse_gpu_query(&query),
+        cuda_version: plain.as_deref().and_then(parse_cuda_version),
+        note: None,
+    }
+}
+
+/// `NVIDIA H200, 550.54.15` lines; the name may itself hold commas, the driver is the last field.
+fn parse_gpu_query(text: &str) -> Vec<NvidiaGpu> {
+    text.lines()
+        .filter_map(|line| line.trim().rsplit_once(','))
+        .map(|(name, driver)| NvidiaGpu {
+            name: name.trim().to_string(),
+            driver_version: driver.trim().to_string(),
+        })
+        .filter(|g| !g.name.is_empty())
+        .collect()
+}
+
+/// `... Driver Version: 550.54.15      CUDA Version: 12.4     |` -> `12.4`.
+fn parse_cuda_version(text: &str) -> Option<String> {
+    let (_, rest) = text.split_once("CUDA Version:")?;
+    rest.split_whitespace()
+        .next()
+        .map(|v| v.trim_end_matches('|').to_string())
+        .filter(|v| !v.is_empty())
 }
 
 fn read(path: &str) -> String {
@@ -92,13 +175,24 @@ fn meminfo_total() -> Option<u64> {
 
 fn repo_commit(workspace: &Path) -> String {
     let git = |args: &[&str]| {
-        Command::new("git").arg("-C").arg(workspace).args(args).output().ok().filter(|o| o.status.success())
+        Command::new("git")
+            .arg("-C")
+            .arg(workspace)
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
     };
     let Some(head) = git(&["rev-parse", "HEAD"]) else { return "unknown".into() };
     let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
     // Only tracked files count: other people's untracked scratch files do not change the build.
-    let dirty = git(&["status", "--porcelain", "--untracked-files=no"]).is_some_and(|o| !o.stdout.is_empty());
-    if dirty { format!("{head}-dirty") } else { head }
+    let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+        .is_some_and(|o| !o.stdout.is_empty());
+    if dirty {
+        format!("{head}-dirty")
+    } else {
+        head
+    }
 }
 
 /// `YYYY-MM-DDTHH:MM:SSZ` without a date library (civil-from-days, proleptic Gregorian).
@@ -114,7 +208,12 @@ pub fn rfc3339_utc(time: std::time::SystemTime) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 #[cfg(test)]
@@ -123,11 +222,45 @@ mod tests {
     use std::time::{Duration, UNIX_EPOCH};
 
     #[test]
+    fn nvidia_smi_output_parsed() {
+        let query = "NVIDIA H200, 550.54.15\nNVIDIA H200, 550.54.15\n";
+        let gpus = parse_gpu_query(query);
+        assert_eq!(gpus.len(), 2);
+        assert_eq!(
+            gpus[0],
+            NvidiaGpu { name: "NVIDIA H200".into(), driver_version: "550.54.15".into() }
+        );
+        assert!(parse_gpu_query("\n").is_empty());
+        let plain = "Mon Jan  1 00:00:00 2024\n\
+            +-----------------------------------------------------------------------------------------+\n\
+            | NVIDIA-SMI 550.54.15              Driver Version: 550.54.15      CUDA Version: 12.4     |\n";
+        assert_eq!(parse_cuda_version(plain).as_deref(), Some("12.4"));
+        assert_eq!(parse_cuda_version("| CUDA Version: 12.8|"), Some("12.8".into()));
+        assert_eq!(parse_cuda_version("no such line"), None);
+    }
+
+    #[test]
+    fn nvidia_smi_absent_is_said_not_an_error() {
+        // This machine has no NVIDIA driver; nvidia-smi is either missing or fails.
+        let nvidia = nvidia();
+        if !nvidia.nvidia_smi {
+            assert!(nvidia.gpus.is_empty() && nvidia.cuda_version.is_none());
+            assert!(nvidia.note.unwrap().contains("nvidia-smi"));
+        }
+    }
+
+    #[test]
     fn dates_hand_checked() {
         assert_eq!(rfc3339_utc(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         // 2000-02-29 12:34:56 UTC = 951827696.
-        assert_eq!(rfc3339_utc(UNIX_EPOCH + Duration::from_secs(951_827_696)), "2000-02-29T12:34:56Z");
+        assert_eq!(
+            rfc3339_utc(UNIX_EPOCH + Duration::from_secs(951_827_696)),
+            "2000-02-29T12:34:56Z"
+        );
         // 2024-12-31 23:59:59 UTC = 1735689599.
-        assert_eq!(rfc3339_utc(UNIX_EPOCH + Duration::from_secs(1_735_689_599)), "2024-12-31T23:59:59Z");
+        assert_eq!(
+            rfc3339_utc(UNIX_EPOCH + Duration::from_secs(1_735_689_599)),
+            "2024-12-31T23:59:59Z"
+        );
     }
 }

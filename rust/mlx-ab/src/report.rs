@@ -2,7 +2,8 @@
 //! verdict and provenance. Written as JSON; `markdown` renders the summary.
 
 use crate::arm::ArmSpec;
-use crate::compare::{Comparison, Divergence};
+use crate::compare::{Comparison, Divergence, DivergenceSummary};
+use crate::device::DeviceKind;
 use crate::info::Info;
 use crate::provenance::Provenance;
 use crate::stats::{median, RatioSummary};
@@ -15,6 +16,15 @@ pub struct Report {
     pub warmup_rounds: usize,
     /// Measured slots in run order, e.g. `ABBABAAB`.
     pub order: String,
+    /// `identical` (bit for bit, both arms deterministic), `different` (deterministic arms whose
+    /// outputs differ), or `nondeterministic` (an arm does not reproduce itself bit for bit, so
+    /// bit identity cannot be claimed either way: read `ab_divergence` against each arm's
+    /// `self_divergence` instead).
+    pub verdict: Verdict,
+    /// Arms (`A`, `B`) whose runs did not all reproduce their first run bit for bit.
+    pub nondeterministic_arms: Vec<String>,
+    /// A vs B over every pair: KL divergence, top-1 agreement, largest logit difference.
+    pub ab_divergence: DivergenceSummary,
     /// Every pair generated the same tokens in both arms.
     pub token_identical: bool,
     /// Every pair's logits are bit-identical in both arms, at every step.
@@ -33,8 +43,34 @@ pub struct Report {
     pub provenance: Provenance,
     /// Things the reader must know (unexercised paths, patches that were requested but absent).
     pub warnings: Vec<String>,
-    /// 0 identical, 1 outputs differ.
+    /// 0 identical, 1 outputs differ or an arm is not deterministic.
     pub exit_status: u8,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Identical,
+    Different,
+    Nondeterministic,
+}
+
+impl Verdict {
+    pub fn of(bitwise_identical: bool, arms_deterministic: bool) -> Verdict {
+        match (arms_deterministic, bitwise_identical) {
+            (false, _) => Verdict::Nondeterministic,
+            (true, true) => Verdict::Identical,
+            (true, false) => Verdict::Different,
+        }
+    }
+
+    pub fn exit_status(self) -> u8 {
+        if self == Verdict::Identical {
+            0
+        } else {
+            1
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -70,12 +106,21 @@ pub struct ArmReport {
     pub spec: ArmSpec,
     /// What the arm's worker reports it links.
     pub mlx: Info,
+    /// The device this arm's numbers come from.
+    pub device: DeviceKind,
+    /// The worker binary that ran.
+    pub worker: String,
+    /// Built here by cargo (`build_dir` is its target directory) or prebuilt (`build_dir` is the
+    /// installed layout given with `--a-prebuilt` / `--b-prebuilt`).
+    pub prebuilt: bool,
     pub build_dir: String,
     pub load_seconds: f64,
     /// This arm's runs all matched its first run bit for bit.
     pub deterministic: bool,
     /// The first of its own runs that did not (run index, counting warm-ups).
     pub first_nondeterministic_run: Option<usize>,
+    /// Its runs (warm-up included) against its first run: run-to-run noise.
+    pub self_divergence: DivergenceSummary,
     pub prefill_tps: Samples,
     pub decode_tps: Samples,
     pub peak_memory_bytes: Samples,

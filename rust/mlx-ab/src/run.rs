@@ -1,17 +1,24 @@
-//! `mlx-ab run`: build both arms, run them on the same workload in a balanced order, compare
-//! outputs bit for bit, summarize speed and memory, write the report.
+//! `mlx-ab run`: build both arms (or take them prebuilt), run them on the same workload in a
+//! balanced order on one device, compare outputs bit for bit, summarize speed and memory, write
+//! the report.
 
 use crate::arm::{parse_patch_list, ArmSpec};
-use crate::cargo_build::{self, BuiltArm};
+use crate::cargo_build;
 use crate::cli::RunArgs;
+use crate::compare;
+use crate::prebuilt::{ArmBinary, Prebuilt};
 use crate::protocol::{self, Job};
-use crate::report::{ArmReport, Arms, Bootstrap, PairDivergence, PairReport, Ratios, Report, Samples};
+use crate::provenance::Provenance;
+use crate::report::{
+    ArmReport, Arms, Bootstrap, PairDivergence, PairReport, Ratios, Report, Samples, Verdict,
+};
 use crate::schedule::{self, Arm, Step};
 use crate::stats::{summarize_ratios, BOOTSTRAP_ITERATIONS};
 use crate::tally::{ArmTally, RunOutput, Tally};
 use crate::worker_process::{Ready, Worker};
 use crate::workload::{self, Workload};
 use crate::{cache_dir, markdown, provenance, ui};
+use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -19,8 +26,21 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     if args.pairs == 0 {
         return Err("--pairs must be at least 1".into());
     }
-    let spec_a = ArmSpec::new(parse_patch_list(&args.a.patches)?, args.a.src.clone(), args.a.extra_patch.clone())?;
-    let spec_b = ArmSpec::new(parse_patch_list(&args.b.patches)?, args.b.src.clone(), args.b.extra_patch.clone())?;
+    let spec_a = ArmSpec::new(
+        parse_patch_list(&args.a.patches)?,
+        args.a.src.clone(),
+        args.a.extra_patch.clone(),
+    )?;
+    let spec_b = ArmSpec::new(
+        parse_patch_list(&args.b.patches)?,
+        args.b.src.clone(),
+        args.b.extra_patch.clone(),
+    )?;
+    // Prebuilt layouts are checked before anything is built or written.
+    let prebuilt_a =
+        args.a.prebuilt.as_deref().map(|d| Prebuilt::open(d, "--a-prebuilt")).transpose()?;
+    let prebuilt_b =
+        args.b.prebuilt.as_deref().map(|d| Prebuilt::open(d, "--b-prebuilt")).transpose()?;
     let workload = workload::prepare(&workload::Request {
         model: args.model.as_deref(),
         preset: &args.preset,
@@ -31,68 +51,151 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     })?;
     let mut warnings = workload.coverage_gaps();
     if args.pairs < 6 {
-        warnings.push(format!("{} pairs: the sign test cannot reach p < 0.05 with fewer than 6", args.pairs));
+        warnings.push(format!(
+            "{} pairs: the sign test cannot reach p < 0.05 with fewer than 6",
+            args.pairs
+        ));
     }
     for warning in &warnings {
         ui::note(None, &format!("warning: {warning}"));
     }
 
-    let built_a = cargo_build::build(&spec_a, "A")?;
-    let built_b = cargo_build::build(&spec_b, "B")?;
+    let binary_a = obtain(&spec_a, prebuilt_a, "A")?;
+    let binary_b = obtain(&spec_b, prebuilt_b, "B")?;
 
-    let run_dir = cache_dir::root()?.join("runs").join(format!("{}-{}", unix_seconds(), std::process::id()));
-    std::fs::create_dir_all(&run_dir).map_err(|e| format!("creating {}: {e}", run_dir.display()))?;
+    let run_dir =
+        cache_dir::root()?.join("runs").join(format!("{}-{}", unix_seconds(), std::process::id()));
+    std::fs::create_dir_all(&run_dir)
+        .map_err(|e| format!("creating {}: {e}", run_dir.display()))?;
     let job = Job {
         protocol: protocol::VERSION,
         model_dir: workload.model_dir.clone(),
         prompt: workload.prompt.clone(),
         max_tokens: workload.gen_len,
         prefill_chunk: workload.prefill_chunk,
+        device: args.device,
     };
-    let (mut worker_a, ready_a) = Worker::start("A", &built_a.binary, &job, &run_dir)?;
-    let (mut worker_b, ready_b) = Worker::start("B", &built_b.binary, &job, &run_dir)?;
+    let outcome = run_arms(&args, &job, [&binary_a, &binary_b], [&spec_a, &spec_b], &run_dir);
+    let _ = std::fs::remove_dir_all(&run_dir);
+    let (tally, ready_a, ready_b) = outcome?;
+
     let mut workload = workload;
     workload.model.dtype = Some(ready_a.model_dtype.clone());
-    if ready_a.model_dtype != ready_b.model_dtype {
-        return Err(format!(
-            "the arms load the model with different dtypes: A {} vs B {}",
-            ready_a.model_dtype, ready_b.model_dtype
-        ));
-    }
-    for (name, spec, ready) in [("A", &spec_a, &ready_a), ("B", &spec_b, &ready_b)] {
-        // A report on patches that were not applied would be misleading: refuse.
-        if ready.info.patches != spec.patches {
-            return Err(format!(
-                "arm {name} asked for patches [{}] but its MLX build applied [{}] (is a patch file \
-                 missing from patches/?)",
-                spec.patches.join(", "),
-                ready.info.patches.join(", ")
-            ));
-        }
-    }
-
-    let tally = execute(&args, &mut worker_a, &mut worker_b, &run_dir)?;
-    worker_a.quit()?;
-    worker_b.quit()?;
-    let _ = std::fs::remove_dir_all(&run_dir);
-
     let report = summarize(
-        &args,
+        &Settings { pairs: args.pairs, warmup: args.warmup, bootstrap_seed: args.bootstrap_seed },
         tally,
         workload,
-        [(spec_a, built_a, ready_a), (spec_b, built_b, ready_b)],
+        [
+            ArmRun { spec: spec_a, binary: binary_a, ready: ready_a },
+            ArmRun { spec: spec_b, binary: binary_b, ready: ready_b },
+        ],
         warnings,
+        provenance::collect(cache_dir::workspace().ok().as_deref()),
     )?;
     let markdown = markdown::render(&report);
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("writing {}: {e}", path.display()))?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     if let Some(path) = &args.md {
         std::fs::write(path, &markdown).map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     print!("{markdown}");
     Ok(ExitCode::from(report.exit_status))
+}
+
+/// The arm's worker: prebuilt, or built by cargo from this workspace.
+fn obtain(spec: &ArmSpec, prebuilt: Option<Prebuilt>, name: &str) -> Result<ArmBinary, String> {
+    match prebuilt {
+        Some(prebuilt) => ArmBinary::prebuilt(prebuilt),
+        None => Ok(ArmBinary::built(cargo_build::build(spec, name)?)),
+    }
+}
+
+/// Starts both workers, checks they are the arms asked for, runs the plan, stops them.
+fn run_arms(
+    args: &RunArgs,
+    job: &Job,
+    binaries: [&ArmBinary; 2],
+    specs: [&ArmSpec; 2],
+    run_dir: &Path,
+) -> Result<(Tally, Ready, Ready), String> {
+    let (mut worker_a, ready_a) = Worker::start(
+        "A",
+        &binaries[0].binary,
+        &worker_env("A", binaries[0], run_dir),
+        job,
+        run_dir,
+    )?;
+    check_arm("A", specs[0], binaries[0], &ready_a)?;
+    let (mut worker_b, ready_b) = Worker::start(
+        "B",
+        &binaries[1].binary,
+        &worker_env("B", binaries[1], run_dir),
+        job,
+        run_dir,
+    )?;
+    check_arm("B", specs[1], binaries[1], &ready_b)?;
+    check_same_footing(&ready_a, &ready_b)?;
+    let tally = execute(args, &mut worker_a, &mut worker_b, run_dir)?;
+    worker_a.quit()?;
+    worker_b.quit()?;
+    Ok((tally, ready_a, ready_b))
+}
+
+/// The arm's environment, plus its own `MLX_PTX_CACHE_DIR`: MLX's CUDA backend caches JIT-compiled
+/// kernels on disk under the MLX version and the kernel's name only (default
+/// `/tmp/mlx/<version>/ptx`), so two arms of one MLX version would otherwise run each other's
+/// kernels. Fresh per run (the warm-up absorbs the compile).
+fn worker_env(name: &str, binary: &ArmBinary, run_dir: &Path) -> Vec<(OsString, OsString)> {
+    let mut env = binary.env.clone();
+    env.push(("MLX_PTX_CACHE_DIR".into(), run_dir.join(format!("ptx-{name}")).into_os_string()));
+    env
+}
+
+/// The worker is the arm asked for: the patches it asked for (a report on patches that were not
+/// applied would be misleading), and, prebuilt, running on its own MLX.
+fn check_arm(name: &str, spec: &ArmSpec, binary: &ArmBinary, ready: &Ready) -> Result<(), String> {
+    if ready.info.patches != spec.patches {
+        return Err(format!(
+            "arm {name} asked for patches [{}] but its MLX build applied [{}] ({})",
+            spec.patches.join(", "),
+            ready.info.patches.join(", "),
+            match &binary.prebuilt {
+                Some(p) => format!(
+                    "prebuilt {}: pass the arm's patches with --{}-patches",
+                    p.dir.display(),
+                    name.to_lowercase()
+                ),
+                None => "is a patch file missing from patches/?".to_string(),
+            }
+        ));
+    }
+    match &binary.prebuilt {
+        Some(prebuilt) => prebuilt.check_library(name, &ready.info.library_path),
+        None => Ok(()),
+    }
+}
+
+/// Both arms run the same model the same way: same device, same activation dtype.
+fn check_same_footing(a: &Ready, b: &Ready) -> Result<(), String> {
+    if a.device != b.device {
+        let (without, with) =
+            if a.device == crate::device::DeviceKind::Cpu { ("A", "B") } else { ("B", "A") };
+        return Err(format!(
+            "arm A runs on {} but arm B on {} (arm {without}'s MLX has no GPU, arm {with}'s has): pass \
+             --device cpu to compare both on the CPU, or give arm {without} a GPU build",
+            a.device, b.device
+        ));
+    }
+    if a.model_dtype != b.model_dtype {
+        return Err(format!(
+            "the arms load the model with different dtypes: A {} vs B {}",
+            a.model_dtype, b.model_dtype
+        ));
+    }
+    Ok(())
 }
 
 /// Runs the plan (warm-up, then the pairs), feeding every run to the tally.
@@ -114,7 +217,8 @@ fn execute(args: &RunArgs, a: &mut Worker, b: &mut Worker, dir: &Path) -> Result
         };
         let worker = if arm == Arm::A { &mut *a } else { &mut *b };
         let result = worker.run(Some(&logits_path))?;
-        let bytes = std::fs::read(&logits_path).map_err(|e| format!("reading {}: {e}", logits_path.display()))?;
+        let bytes = std::fs::read(&logits_path)
+            .map_err(|e| format!("reading {}: {e}", logits_path.display()))?;
         let logits = protocol::logits_from_bytes(&bytes)?;
         tally.record(arm, pair, RunOutput { result, logits })?;
         if let Some(pair) = pair {
@@ -149,12 +253,27 @@ fn pair_line(tally: &Tally, pair: usize, pairs: usize) -> Option<String> {
     ))
 }
 
-fn summarize(
-    args: &RunArgs,
+/// What `summarize` needs of the command line.
+pub struct Settings {
+    pub pairs: usize,
+    pub warmup: usize,
+    pub bootstrap_seed: u64,
+}
+
+/// One arm as it ran: what was asked, which worker, what it reported.
+pub struct ArmRun {
+    pub spec: ArmSpec,
+    pub binary: ArmBinary,
+    pub ready: Ready,
+}
+
+pub fn summarize(
+    settings: &Settings,
     tally: Tally,
     workload: Workload,
-    arms: [(ArmSpec, BuiltArm, Ready); 2],
+    arms: [ArmRun; 2],
     warnings: Vec<String>,
+    provenance: Provenance,
 ) -> Result<Report, String> {
     let comparisons: Vec<_> = tally
         .comparisons
@@ -164,8 +283,13 @@ fn summarize(
         .collect::<Result<_, _>>()?;
     let token_identical = comparisons.iter().all(|c| c.tokens_equal);
     let logits_bitwise_identical = comparisons.iter().all(|c| c.logits_bitwise_equal);
-    let arms_deterministic =
-        tally.a.first_nondeterministic_run.is_none() && tally.b.first_nondeterministic_run.is_none();
+    let nondeterministic_arms: Vec<String> = [("A", &tally.a), ("B", &tally.b)]
+        .into_iter()
+        .filter(|(_, t)| t.first_nondeterministic_run.is_some())
+        .map(|(name, _)| name.to_string())
+        .collect();
+    let arms_deterministic = nondeterministic_arms.is_empty();
+    let verdict = Verdict::of(token_identical && logits_bitwise_identical, arms_deterministic);
     let first_divergence = comparisons.iter().enumerate().find_map(|(pair, c)| {
         c.first_divergence.clone().map(|at| PairDivergence {
             pair,
@@ -181,32 +305,38 @@ fn summarize(
         let (a, b) = (metric(&tally.a, f), metric(&tally.b, f));
         summarize_ratios(a.iter().zip(&b).map(|(x, y)| y / x).collect(), seed)
     };
-    let seed = args.bootstrap_seed;
+    let seed = settings.bootstrap_seed;
     let ratio = Ratios {
         prefill_tps: ratios(|r| r.prefill_tps, seed),
         decode_tps: ratios(|r| r.decode_tps, seed.wrapping_add(1)),
         peak_memory_bytes: ratios(|r| r.peak_memory_bytes as f64, seed.wrapping_add(2)),
     };
-    let [(spec_a, built_a, ready_a), (spec_b, built_b, ready_b)] = arms;
-    let arm_report = |spec: ArmSpec, built: BuiltArm, ready: Ready, t: &ArmTally| ArmReport {
-        label: spec.label(),
-        spec,
-        mlx: ready.info,
-        build_dir: built.target_dir.display().to_string(),
-        load_seconds: ready.load_seconds,
+    let arm_report = |run: ArmRun, t: &ArmTally| ArmReport {
+        label: run.spec.label(),
+        spec: run.spec,
+        mlx: run.ready.info,
+        device: run.ready.device,
+        worker: run.binary.binary.display().to_string(),
+        prebuilt: run.binary.prebuilt.is_some(),
+        build_dir: run.binary.dir.display().to_string(),
+        load_seconds: run.ready.load_seconds,
         deterministic: t.first_nondeterministic_run.is_none(),
         first_nondeterministic_run: t.first_nondeterministic_run,
+        self_divergence: compare::summarize(&t.self_comparisons),
         prefill_tps: Samples::new(metric(t, |r| r.prefill_tps)),
         decode_tps: Samples::new(metric(t, |r| r.decode_tps)),
         peak_memory_bytes: Samples::new(metric(t, |r| r.peak_memory_bytes as f64)),
         prefill_seconds: Samples::new(metric(t, |r| r.prefill_seconds)),
         decode_seconds: Samples::new(metric(t, |r| r.decode_seconds)),
     };
-    let identical = token_identical && logits_bitwise_identical && arms_deterministic;
+    let [run_a, run_b] = arms;
     Ok(Report {
-        pairs: args.pairs,
-        warmup_rounds: args.warmup,
-        order: schedule::order_string(args.pairs),
+        pairs: settings.pairs,
+        warmup_rounds: settings.warmup,
+        order: schedule::order_string(settings.pairs),
+        verdict,
+        nondeterministic_arms,
+        ab_divergence: compare::summarize(&comparisons),
         token_identical,
         logits_bitwise_identical,
         arms_deterministic,
@@ -214,18 +344,23 @@ fn summarize(
         per_pair: comparisons
             .into_iter()
             .enumerate()
-            .map(|(pair, comparison)| PairReport { pair, order: Tally::order_of(pair).into(), comparison })
+            .map(|(pair, comparison)| PairReport {
+                pair,
+                order: Tally::order_of(pair).into(),
+                comparison,
+            })
             .collect(),
-        arms: Arms {
-            a: arm_report(spec_a, built_a, ready_a, &tally.a),
-            b: arm_report(spec_b, built_b, ready_b, &tally.b),
-        },
+        arms: Arms { a: arm_report(run_a, &tally.a), b: arm_report(run_b, &tally.b) },
         ratio,
         workload,
-        bootstrap: Bootstrap { method: "percentile, median of per-pair ratios", iterations: BOOTSTRAP_ITERATIONS, seed },
-        provenance: provenance::collect(cache_dir::workspace().ok().as_deref()),
+        bootstrap: Bootstrap {
+            method: "percentile, median of per-pair ratios",
+            iterations: BOOTSTRAP_ITERATIONS,
+            seed,
+        },
+        provenance,
         warnings,
-        exit_status: if identical { 0 } else { 1 },
+        exit_status: verdict.exit_status(),
     })
 }
 
@@ -233,3 +368,234 @@ fn unix_seconds() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::device::DeviceKind;
+    use crate::info::Info;
+    use crate::protocol::RunResult;
+    use crate::workload::ModelSummary;
+    use std::path::PathBuf;
+
+    const VOCAB: usize = 4;
+
+    fn output(tokens: &[u32], logits: &[f32]) -> RunOutput {
+        RunOutput {
+            result: RunResult {
+                tokens: tokens.to_vec(),
+                vocab: VOCAB,
+                prompt_tokens: 8,
+                prefill_seconds: 1.0,
+                decode_seconds: 1.0,
+                prefill_tps: 8.0,
+                decode_tps: 2.0,
+                peak_memory_bytes: 1 << 20,
+            },
+            logits: logits.to_vec(),
+        }
+    }
+
+    fn info() -> Info {
+        Info {
+            mlx_version: "0.32.4".into(),
+            patches: vec![],
+            source_digest: "0".repeat(64),
+            extra_patches: vec![],
+            source: "pinned".into(),
+            build_key: "key".into(),
+            library_path: "/arm/lib/libmlx.so".into(),
+            gpu_available: false,
+            gpu: None,
+        }
+    }
+
+    fn ready(device: DeviceKind) -> Ready {
+        Ready { info: info(), device, load_seconds: 0.1, model_dtype: "float32".into() }
+    }
+
+    fn arm_run() -> ArmRun {
+        ArmRun {
+            spec: ArmSpec { patches: vec![], src: None, extra_patches: vec![] },
+            binary: ArmBinary {
+                binary: PathBuf::from("/arm/bin/mlx-ab"),
+                env: vec![],
+                dir: PathBuf::from("/arm"),
+                prebuilt: None,
+            },
+            ready: ready(DeviceKind::Cpu),
+        }
+    }
+
+    fn workload() -> Workload {
+        Workload {
+            model_dir: PathBuf::from("/model"),
+            preset: Some("tiny".into()),
+            seed: 0,
+            model: ModelSummary {
+                model_type: "qwen3_moe".into(),
+                layers: 1,
+                hidden_size: 8,
+                vocab_size: VOCAB,
+                experts: 4,
+                experts_per_token: 2,
+                quantization: "none".into(),
+                dtype: Some("float32".into()),
+            },
+            prompt_len: 8,
+            gen_len: 2,
+            prefill_chunk: 8,
+            rows_per_expert_per_chunk: Some(4.0),
+            attention_rows: 7,
+            prompt: vec![1; 8],
+        }
+    }
+
+    /// Runs the plan (1 warm-up round, `pairs` pairs), taking each arm's outputs in run order.
+    fn tally(pairs: usize, a: &[RunOutput], b: &[RunOutput]) -> Tally {
+        let mut tally = Tally::new(pairs);
+        let (mut next_a, mut next_b) = (0, 0);
+        for step in schedule::plan(pairs, 1) {
+            let (arm, pair) = match step {
+                Step::Warmup { arm, .. } => (arm, None),
+                Step::Measure { arm, pair } => (arm, Some(pair)),
+            };
+            let (list, next) = if arm == Arm::A { (a, &mut next_a) } else { (b, &mut next_b) };
+            let run = &list[*next % list.len()];
+            *next += 1;
+            tally
+                .record(
+                    arm,
+                    pair,
+                    RunOutput { result: run.result.clone(), logits: run.logits.clone() },
+                )
+                .unwrap();
+        }
+        tally
+    }
+
+    fn report(tally: Tally) -> Report {
+        summarize(
+            &Settings { pairs: 2, warmup: 1, bootstrap_seed: 1 },
+            tally,
+            workload(),
+            [arm_run(), arm_run()],
+            vec![],
+            provenance::collect(None),
+        )
+        .unwrap()
+    }
+
+    const X: [f32; 8] = [2.0, 0.0, 0.0, 0.0, 0.0, 3.0, 0.0, 0.0];
+
+    #[test]
+    fn deterministic_identical_arms_are_identical() {
+        let r = report(tally(2, &[output(&[0, 1], &X)], &[output(&[0, 1], &X)]));
+        assert_eq!((r.verdict, r.exit_status), (Verdict::Identical, 0));
+        assert!(r.arms_deterministic && r.nondeterministic_arms.is_empty());
+        assert_eq!((r.ab_divergence.compared, r.ab_divergence.differing), (2, 0));
+        assert_eq!(r.arms.a.self_divergence.compared, 2);
+        let md = markdown::render(&r);
+        assert!(md.contains("**Outputs identical** (on cpu)"), "{md}");
+    }
+
+    #[test]
+    fn deterministic_arms_that_differ_are_different() {
+        let mut y = X;
+        y[5] = f32::from_bits(X[5].to_bits() + 1);
+        let r = report(tally(2, &[output(&[0, 1], &X)], &[output(&[0, 1], &y)]));
+        assert_eq!((r.verdict, r.exit_status), (Verdict::Different, 1));
+        assert_eq!(r.ab_divergence.differing, 2);
+        let md = markdown::render(&r);
+        assert!(md.contains("**Outputs differ** (on cpu) in 2/2 pairs"), "{md}");
+        assert!(md.contains("First divergence: pair 0, step 1"), "{md}");
+    }
+
+    /// Arm B's third run (pair 1) moves one logit and picks another token at step 1: B is not
+    /// deterministic, so the report must not claim bit identity, must name B, and must give KL
+    /// and top-1 agreement for A vs B and for B against itself.
+    #[test]
+    fn a_nondeterministic_arm_falls_back_to_kl_and_top1() {
+        let mut noisy = X;
+        noisy[6] = 3.5; // step 1 now picks token 2
+        let b_runs = [output(&[0, 1], &X), output(&[0, 1], &X), output(&[0, 2], &noisy)];
+        let r = report(tally(2, &[output(&[0, 1], &X)], &b_runs));
+        assert_eq!((r.verdict, r.exit_status), (Verdict::Nondeterministic, 1));
+        assert_eq!(r.nondeterministic_arms, ["B"]);
+        assert!(!r.arms_deterministic);
+        assert!(r.arms.a.deterministic && !r.arms.b.deterministic);
+        assert_eq!(r.arms.b.first_nondeterministic_run, Some(2));
+        // B against its warm-up: run 1 identical, run 2 not.
+        let own = &r.arms.b.self_divergence;
+        assert_eq!((own.compared, own.differing, own.token_identical), (2, 1, 1));
+        assert!(own.kl_max.unwrap() > 0.1, "{own:?}");
+        assert_eq!(own.top1_agreement_min, 0.5);
+        assert_eq!(r.arms.a.self_divergence.differing, 0);
+        // A vs B: pair 0 identical, pair 1 differs at step 1 (both steps share the context).
+        let ab = &r.ab_divergence;
+        assert_eq!((ab.compared, ab.differing, ab.token_identical), (2, 1, 1));
+        assert!((ab.top1_agreement_mean - 0.75).abs() < 1e-12, "{ab:?}");
+        assert!(ab.kl_mean.unwrap() > 0.0 && ab.kl_max.unwrap() >= ab.kl_mean.unwrap());
+        assert_eq!(ab.max_abs_logit_diff, 3.5);
+
+        let md = markdown::render(&r);
+        assert!(!md.contains("Outputs identical") && !md.contains("bit-identical in"), "{md}");
+        assert!(
+            md.contains("**Not comparable bit for bit** (on cpu): arm B is not deterministic"),
+            "{md}"
+        );
+        assert!(md.contains("- Arm A reproduced its first run bit for bit in 2/2 runs."), "{md}");
+        assert!(
+            md.contains("- Arm B against its own first run: 1/2 runs differ (first: run 2)"),
+            "{md}"
+        );
+        assert!(
+            md.contains("- A against B: 1/2 pairs differ, tokens identical in 1/2; mean KL"),
+            "{md}"
+        );
+        assert!(md.contains("top-1 agreement 75.0% (lowest 50.0%)"), "{md}");
+        let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["verdict"], "nondeterministic");
+        assert_eq!(json["arms"]["B"]["self_divergence"]["differing"], 1);
+    }
+
+    #[test]
+    fn both_arms_must_run_on_one_device_and_dtype() {
+        assert!(check_same_footing(&ready(DeviceKind::Cpu), &ready(DeviceKind::Cpu)).is_ok());
+        let error =
+            check_same_footing(&ready(DeviceKind::Gpu), &ready(DeviceKind::Cpu)).unwrap_err();
+        assert!(
+            error.contains("arm A runs on gpu but arm B on cpu") && error.contains("--device cpu"),
+            "{error}"
+        );
+        let mut bf16 = ready(DeviceKind::Cpu);
+        bf16.model_dtype = "bfloat16".into();
+        assert!(check_same_footing(&ready(DeviceKind::Cpu), &bf16).unwrap_err().contains("dtypes"));
+    }
+
+    #[test]
+    fn arms_are_checked_for_patches_and_their_own_library() {
+        let run = arm_run();
+        assert!(check_arm("A", &run.spec, &run.binary, &run.ready).is_ok());
+        let all = ArmSpec { patches: vec!["eval-walk".into()], ..run.spec.clone() };
+        assert!(check_arm("B", &all, &run.binary, &run.ready)
+            .unwrap_err()
+            .contains("arm B asked for patches [eval-walk]"));
+        // Prebuilt: the worker's MLX must come from the layout.
+        let dir = std::env::temp_dir().join(format!("mlx-ab-run-check-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("bin")).unwrap();
+        std::fs::create_dir_all(dir.join("lib")).unwrap();
+        std::fs::write(dir.join("bin/mlx-ab"), "").unwrap();
+        std::fs::write(dir.join("lib/libmlx.so"), "").unwrap();
+        let binary = ArmBinary::prebuilt(Prebuilt::open(&dir, "--a-prebuilt").unwrap()).unwrap();
+        let mut own = ready(DeviceKind::Cpu);
+        own.info.library_path = dir.join("lib/libmlx.so").display().to_string();
+        assert!(check_arm("A", &run.spec, &binary, &own).is_ok());
+        let foreign = ready(DeviceKind::Cpu); // /arm/lib/libmlx.so
+        assert!(check_arm("A", &run.spec, &binary, &foreign)
+            .unwrap_err()
+            .starts_with("arm A (prebuilt"));
+        let error = check_arm("A", &all, &binary, &own).unwrap_err();
+        assert!(error.contains("--a-patches"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -25,8 +25,14 @@ impl Arm {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Step {
     /// Discarded run (page cache, allocator, branch predictors, CPU frequency).
-    Warmup { arm: Arm, round: usize },
-    Measure { arm: Arm, pair: usize },
+    Warmup {
+        arm: Arm,
+        round: usize,
+    },
+    Measure {
+        arm: Arm,
+        pair: usize,
+    },
 }
 
 /// `true` when pair `k` runs B first.
@@ -85,7 +91,11 @@ mod tests {
         // 2 pairs: linear drift cancels; 4: quadratic too; 8: cubic too.
         for (pairs, max_power) in [(2, 1), (4, 2), (8, 3), (16, 4)] {
             for power in 0..=max_power {
-                assert_eq!(moment(pairs, Arm::A, power), moment(pairs, Arm::B, power), "{pairs} {power}");
+                assert_eq!(
+                    moment(pairs, Arm::A, power),
+                    moment(pairs, Arm::B, power),
+                    "{pairs} {power}"
+                );
             }
         }
         // Plain alternation would not balance even the linear term.

@@ -23,6 +23,8 @@ pub struct ArmTally {
     reference: Option<RunOutput>,
     runs: usize,
     pub first_nondeterministic_run: Option<usize>,
+    /// Every later run (warm-up or measured) against the first, in run order.
+    pub self_comparisons: Vec<Comparison>,
     /// Measured results by pair.
     pub measured: Vec<Option<RunResult>>,
 }
@@ -36,7 +38,8 @@ pub struct Tally {
 
 impl Tally {
     pub fn new(pairs: usize) -> Self {
-        let arm = || ArmTally { measured: (0..pairs).map(|_| None).collect(), ..ArmTally::default() };
+        let arm =
+            || ArmTally { measured: (0..pairs).map(|_| None).collect(), ..ArmTally::default() };
         Tally {
             a: arm(),
             b: arm(),
@@ -62,9 +65,12 @@ impl Tally {
             Some(reference) => {
                 let same = compare(&reference.output(), &run.output())
                     .map_err(|e| format!("arm {}: {e}", arm.name()))?;
-                if (!same.tokens_equal || !same.logits_bitwise_equal) && tally.first_nondeterministic_run.is_none() {
+                if (!same.tokens_equal || !same.logits_bitwise_equal)
+                    && tally.first_nondeterministic_run.is_none()
+                {
                     tally.first_nondeterministic_run = Some(index);
                 }
+                tally.self_comparisons.push(same);
             }
         }
         let Some(pair) = pair else { return Ok(()) };
@@ -80,7 +86,11 @@ impl Tally {
 
     /// `AB` or `BA` for each pair.
     pub fn order_of(pair: usize) -> &'static str {
-        if b_first(pair) { "BA" } else { "AB" }
+        if b_first(pair) {
+            "BA"
+        } else {
+            "AB"
+        }
     }
 }
 
@@ -118,13 +128,19 @@ mod tests {
         t.record(Arm::B, Some(0), run(&[1], &[0.0, 1.0], 3.0)).unwrap();
         assert!(t.comparisons[0].as_ref().unwrap().logits_bitwise_equal);
         // Pair 1 runs B first; B's logits differ by one bit.
-        t.record(Arm::B, Some(1), run(&[1], &[0.0, f32::from_bits(1.0f32.to_bits() + 1)], 3.0)).unwrap();
+        t.record(Arm::B, Some(1), run(&[1], &[0.0, f32::from_bits(1.0f32.to_bits() + 1)], 3.0))
+            .unwrap();
         t.record(Arm::A, Some(1), run(&[1], &[0.0, 1.0], 2.0)).unwrap();
         let c = t.comparisons[1].as_ref().unwrap();
         assert!(c.tokens_equal && !c.logits_bitwise_equal);
         assert_eq!(t.a.first_nondeterministic_run, None);
         // B's third run (index 2) differs from its warm-up.
         assert_eq!(t.b.first_nondeterministic_run, Some(2));
+        assert_eq!(t.b.self_comparisons.len(), 2);
+        assert!(
+            t.b.self_comparisons[0].logits_bitwise_equal
+                && !t.b.self_comparisons[1].logits_bitwise_equal
+        );
         assert_eq!(t.a.measured[1].as_ref().unwrap().prefill_tps, 2.0);
         assert_eq!(Tally::order_of(1), "BA");
     }

@@ -1,6 +1,7 @@
 //! `mlx-ab worker --job FILE` (hidden): one arm's process. Loads the model once, then runs
 //! generations on request (see `protocol`). Stdout carries only protocol replies.
 
+use crate::device;
 use crate::info::Info;
 use crate::protocol::{self, Job, Reply, Request, RunResult};
 use std::io::{BufRead, Write};
@@ -26,8 +27,10 @@ fn reply(out: &mut impl Write, message: &Reply) {
 }
 
 fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
-    let text = std::fs::read_to_string(job_path).map_err(|e| format!("reading job {}: {e}", job_path.display()))?;
-    let job: Job = serde_json::from_str(&text).map_err(|e| format!("job {}: {e}", job_path.display()))?;
+    let text = std::fs::read_to_string(job_path)
+        .map_err(|e| format!("reading job {}: {e}", job_path.display()))?;
+    let job: Job =
+        serde_json::from_str(&text).map_err(|e| format!("job {}: {e}", job_path.display()))?;
     if job.protocol != protocol::VERSION {
         return Err(format!(
             "protocol {} requested, this worker speaks {}: rebuild the arm from the same sources",
@@ -35,6 +38,10 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
             protocol::VERSION
         ));
     }
+    // A shared libmlx found at run time must be the build of this worker's patches.
+    mlx::backend::check_loaded_build().map_err(|e| e.to_string())?;
+    // Before anything is loaded: the weights are made on the default device's stream.
+    let device = device::select(job.device)?;
     let started = Instant::now();
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
@@ -42,6 +49,7 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         out,
         &Reply::Ready {
             info: Info::current(),
+            device,
             load_seconds: started.elapsed().as_secs_f64(),
             model_dtype: model.dtype().to_string(),
         },
@@ -52,7 +60,8 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         if line.trim().is_empty() {
             continue;
         }
-        let request: Request = serde_json::from_str(&line).map_err(|e| format!("request {line:?}: {e}"))?;
+        let request: Request =
+            serde_json::from_str(&line).map_err(|e| format!("request {line:?}: {e}"))?;
         match request {
             Request::Quit => return Ok(()),
             Request::Run { logits_path } => {
@@ -65,7 +74,11 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
 }
 
 /// One generation, checked for shape, logits written out.
-pub fn run_once(model: &mlx_model::Model, job: &Job, logits_path: Option<&Path>) -> Result<RunResult, String> {
+pub fn run_once(
+    model: &mlx_model::Model,
+    job: &Job,
+    logits_path: Option<&Path>,
+) -> Result<RunResult, String> {
     let generation = generate(model, job)?;
     if let Some(path) = logits_path {
         std::fs::write(path, protocol::logits_to_bytes(&generation.logits))

@@ -1,8 +1,10 @@
 //! The parent's handle on one arm's worker process: start it, send requests, read replies, and
 //! turn a crash into an error that quotes the worker's own stderr.
 
+use crate::device::DeviceKind;
 use crate::info::Info;
 use crate::protocol::{Job, Reply, Request, RunResult};
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -17,23 +19,33 @@ pub struct Worker {
 
 pub struct Ready {
     pub info: Info,
+    /// The device the worker runs on.
+    pub device: DeviceKind,
     pub load_seconds: f64,
     pub model_dtype: String,
 }
 
 impl Worker {
-    /// Writes the job next to the log, starts `binary worker --job ...`, waits until the model is
-    /// loaded.
-    pub fn start(name: &str, binary: &Path, job: &Job, dir: &Path) -> Result<(Worker, Ready), String> {
+    /// Writes the job next to the log, starts `binary worker --job ...` with `env` added to its
+    /// environment, waits until the model is loaded.
+    pub fn start(
+        name: &str,
+        binary: &Path,
+        env: &[(OsString, OsString)],
+        job: &Job,
+        dir: &Path,
+    ) -> Result<(Worker, Ready), String> {
         let job_path = dir.join(format!("job-{name}.json"));
         let log = dir.join(format!("worker-{name}.log"));
         std::fs::write(&job_path, serde_json::to_vec_pretty(job).map_err(|e| e.to_string())?)
             .map_err(|e| format!("writing {}: {e}", job_path.display()))?;
-        let log_file = std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let log_file =
+            std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
         let mut child = Command::new(binary)
             .arg("worker")
             .arg("--job")
             .arg(&job_path)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(log_file)
@@ -43,8 +55,8 @@ impl Worker {
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut worker = Worker { name: name.to_string(), child, stdin, stdout, log };
         match worker.read_reply()? {
-            Reply::Ready { info, load_seconds, model_dtype } => {
-                Ok((worker, Ready { info, load_seconds, model_dtype }))
+            Reply::Ready { info, device, load_seconds, model_dtype } => {
+                Ok((worker, Ready { info, device, load_seconds, model_dtype }))
             }
             other => Err(worker.unexpected(other)),
         }
@@ -82,7 +94,11 @@ impl Worker {
             let read = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
             if read == 0 {
                 let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
-                return Err(format!("worker {} ended without replying ({status}){}", self.name, self.log_tail()));
+                return Err(format!(
+                    "worker {} ended without replying ({status}){}",
+                    self.name,
+                    self.log_tail()
+                ));
             }
             if line.trim_start().starts_with('{') {
                 return match serde_json::from_str(&line) {

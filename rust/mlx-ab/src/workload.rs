@@ -67,14 +67,16 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
     let config_path = model_dir.join("config.json");
     let text = std::fs::read_to_string(&config_path)
         .map_err(|e| format!("reading {}: {e}", config_path.display()))?;
-    let config = ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
+    let config =
+        ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let moe = config.num_experts > 0 && config.num_experts_per_tok > 0;
     let prefill_chunk = request
         .prefill_chunk
         .or(shape.as_ref().map(|s| s.prefill_chunk))
         .unwrap_or_else(|| default_chunk(&config));
     // Two chunks: the second attends to a longer cache than its rows (the offset causal case).
-    let prompt_len = request.prompt_len.or(shape.as_ref().map(|s| s.prompt_len)).unwrap_or(2 * prefill_chunk);
+    let prompt_len =
+        request.prompt_len.or(shape.as_ref().map(|s| s.prompt_len)).unwrap_or(2 * prefill_chunk);
     let gen_len = request.gen_len.or(shape.as_ref().map(|s| s.gen_len)).unwrap_or(DEFAULT_GEN_LEN);
     if prompt_len == 0 || prefill_chunk == 0 || gen_len == 0 {
         return Err("--prompt-len, --prefill-chunk and --gen-len must be at least 1".into());
@@ -85,7 +87,8 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
         preset,
         seed: request.seed,
         rows_per_expert_per_chunk: moe.then(|| {
-            (prefill_chunk.min(prompt_len) * config.num_experts_per_tok) as f64 / config.num_experts as f64
+            (prefill_chunk.min(prompt_len) * config.num_experts_per_tok) as f64
+                / config.num_experts as f64
         }),
         // The prompt minus its last token is prefilled in chunks.
         attention_rows: prefill_chunk.min(prompt_len.saturating_sub(1)),
@@ -135,7 +138,11 @@ impl Workload {
             Some(p) => format!("synthetic `{p}` (seed {})", self.seed),
             None => format!("`{}`", self.model_dir.display()),
         };
-        let experts = if m.experts > 0 { format!(", {} experts top-{}", m.experts, m.experts_per_token) } else { String::new() };
+        let experts = if m.experts > 0 {
+            format!(", {} experts top-{}", m.experts, m.experts_per_token)
+        } else {
+            String::new()
+        };
         let per_expert = self
             .rows_per_expert_per_chunk
             .map_or(String::new(), |r| format!(", {r:.0} rows per expert per chunk"));
@@ -160,7 +167,8 @@ impl Workload {
 fn default_chunk(config: &ModelConfig) -> usize {
     let mut chunk = MIN_ATTENTION_ROWS;
     if config.num_experts > 0 && config.num_experts_per_tok > 0 {
-        chunk = chunk.max((MIN_ROWS_PER_EXPERT * config.num_experts).div_ceil(config.num_experts_per_tok));
+        chunk = chunk
+            .max((MIN_ROWS_PER_EXPERT * config.num_experts).div_ceil(config.num_experts_per_tok));
     }
     chunk
 }
@@ -169,18 +177,23 @@ fn default_chunk(config: &ModelConfig) -> usize {
 /// renamed into place). Keyed by preset, seed and the preset's config, so a changed preset gets a
 /// new directory.
 fn synthetic_model(preset: &str, seed: u64) -> Result<PathBuf, String> {
-    let config = mlx_model::preset_config(preset).map_err(|e| {
-        format!("{e} (presets: {})", mlx_model::presets().join(", "))
-    })?;
-    let digest = crate::arm::hex(&<sha2::Sha256 as sha2::Digest>::digest(config.to_json().to_string()));
-    let dir = cache_dir::root()?.join("models").join(format!("{preset}-seed{seed}-{}", &digest[..12]));
+    let config = mlx_model::preset_config(preset)
+        .map_err(|e| format!("{e} (presets: {})", mlx_model::presets().join(", ")))?;
+    let digest =
+        crate::arm::hex(&<sha2::Sha256 as sha2::Digest>::digest(config.to_json().to_string()));
+    let dir =
+        cache_dir::root()?.join("models").join(format!("{preset}-seed{seed}-{}", &digest[..12]));
     if dir.join("config.json").is_file() {
         return Ok(dir);
     }
     let staging = dir.with_extension(format!("partial-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
-    crate::ui::note(None, &format!("writing synthetic model `{preset}` (seed {seed}) to {}", dir.display()));
-    mlx_model::write_synthetic(&staging, preset, seed).map_err(|e| format!("writing model {preset}: {e}"))?;
+    crate::ui::note(
+        None,
+        &format!("writing synthetic model `{preset}` (seed {seed}) to {}", dir.display()),
+    );
+    mlx_model::write_synthetic(&staging, preset, seed)
+        .map_err(|e| format!("writing model {preset}: {e}"))?;
     match std::fs::rename(&staging, &dir) {
         Ok(()) => Ok(dir),
         // Another process published it first: use theirs.

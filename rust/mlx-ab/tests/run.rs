@@ -31,7 +31,9 @@ fn run_tiny(name: &str, extra_args: &[&str]) -> (Output, Option<Value>) {
         .args(extra_args)
         .output()
         .expect("mlx-ab runs");
-    let report = std::fs::read_to_string(&json).ok().map(|t| serde_json::from_str(&t).expect("report is JSON"));
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .map(|t| serde_json::from_str(&t).expect("report is JSON"));
     if report.is_some() {
         let markdown = std::fs::read_to_string(&md).expect("markdown written");
         assert!(markdown.starts_with("### MLX A/B"), "{markdown}");
@@ -103,7 +105,8 @@ fn stock_against_all_patches_is_identical() {
 fn a_perturbed_softmax_is_reported_as_a_divergence() {
     let patch = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perturb-softmax.patch");
     let patch = patch.to_str().unwrap();
-    let (output, report) = run_tiny("perturbed", &["--b-patches", "none", "--b-extra-patch", patch]);
+    let (output, report) =
+        run_tiny("perturbed", &["--b-patches", "none", "--b-extra-patch", patch]);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     let r = report.expect("report written");
     assert_eq!(r["logits_bitwise_identical"], false);
@@ -123,7 +126,10 @@ fn a_perturbed_softmax_is_reported_as_a_divergence() {
         assert!(pair["kl_mean"].as_f64().unwrap() > 0.0);
     }
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("**Outputs differ**") && stdout.contains("First divergence: pair 0"), "{stdout}");
+    assert!(
+        stdout.contains("**Outputs differ**") && stdout.contains("First divergence: pair 0"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -134,7 +140,11 @@ fn bad_arguments_exit_with_status_2_and_a_message() {
 
     let output = mlx_ab().args(["run", "--model", "/nonexistent/model"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("config.json"), "{}", describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("config.json"),
+        "{}",
+        describe(&output)
+    );
 
     let output = mlx_ab().args(["run", "--b-extra-patch", "/nonexistent.patch"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
@@ -148,7 +158,8 @@ fn bad_arguments_exit_with_status_2_and_a_message() {
 fn generate_prints_tokens_and_one_digest_per_step() {
     let dir = scratch("generate");
     let model = dir.join("model");
-    let made = mlx_ab().args(["make-model", "--preset", "tiny", "--out"]).arg(&model).output().unwrap();
+    let made =
+        mlx_ab().args(["make-model", "--preset", "tiny", "--out"]).arg(&model).output().unwrap();
     assert!(made.status.success(), "{}", describe(&made));
     let run = || {
         let output = mlx_ab()

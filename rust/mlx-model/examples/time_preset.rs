@@ -2,7 +2,9 @@
 //!
 //!     cargo run --release -p mlx-model --example time_preset -- [preset] [seed]
 
-use mlx_model::{generate, preset_description, preset_run_shape, synthetic_prompt, write_synthetic, Model};
+use mlx_model::{
+    generate, preset_description, preset_run_shape, synthetic_prompt, write_synthetic, Model,
+};
 
 fn main() -> mlx_model::Result<()> {
     let args: Vec<String> = std::env::args().collect();

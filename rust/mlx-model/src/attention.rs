@@ -28,7 +28,9 @@ impl Attention {
         let q = c.quantization.as_ref();
         let (dim, hd) = (c.hidden_size as i32, c.head_dim as i32);
         let (nh, nkv) = (c.num_attention_heads as i32, c.num_key_value_heads as i32);
-        let mut linear = |name: &str, out: i32, inp: i32| Weight::load(weights, q, &format!("{path}.{name}"), &[], out, inp);
+        let mut linear = |name: &str, out: i32, inp: i32| {
+            Weight::load(weights, q, &format!("{path}.{name}"), &[], out, inp)
+        };
         let q_proj = linear("q_proj", nh * hd, dim)?;
         let k_proj = linear("k_proj", nkv * hd, dim)?;
         let v_proj = linear("v_proj", nkv * hd, dim)?;
@@ -53,13 +55,31 @@ impl Attention {
     pub(crate) fn forward(&self, x: &Array, cache: &mut LayerCache, causal: bool) -> Result<Array> {
         let s = x.shape();
         let (b, l) = (s[0], s[1]);
-        let heads = |proj: &Weight, n: i32| -> Result<Array> { Ok(proj.linear(x)?.reshape(&[b, l, n, -1])?) };
-        let queries = self.q_norm.forward(&heads(&self.q_proj, self.n_heads)?)?.transpose_axes(&[0, 2, 1, 3])?;
-        let keys = self.k_norm.forward(&heads(&self.k_proj, self.n_kv_heads)?)?.transpose_axes(&[0, 2, 1, 3])?;
+        let heads = |proj: &Weight, n: i32| -> Result<Array> {
+            Ok(proj.linear(x)?.reshape(&[b, l, n, -1])?)
+        };
+        let queries = self
+            .q_norm
+            .forward(&heads(&self.q_proj, self.n_heads)?)?
+            .transpose_axes(&[0, 2, 1, 3])?;
+        let keys = self
+            .k_norm
+            .forward(&heads(&self.k_proj, self.n_kv_heads)?)?
+            .transpose_axes(&[0, 2, 1, 3])?;
         let values = heads(&self.v_proj, self.n_kv_heads)?.transpose_axes(&[0, 2, 1, 3])?;
 
         let offset = cache.offset();
-        let rope = |a: &Array| fast::rope(a, self.head_dim, false, Some(self.rope_theta), self.rope_scale, offset, None);
+        let rope = |a: &Array| {
+            fast::rope(
+                a,
+                self.head_dim,
+                false,
+                Some(self.rope_theta),
+                self.rope_scale,
+                offset,
+                None,
+            )
+        };
         let queries = rope(&queries)?;
         let keys = rope(&keys)?;
         let (keys, values) = cache.update_and_fetch(&keys, &values)?;

@@ -18,7 +18,11 @@ pub(crate) struct LayerCache {
 
 impl LayerCache {
     /// Appends `keys`/`values` (`[B, H, L, D]`) and returns all cached positions so far.
-    pub(crate) fn update_and_fetch(&mut self, keys: &Array, values: &Array) -> Result<(Array, Array)> {
+    pub(crate) fn update_and_fetch(
+        &mut self,
+        keys: &Array,
+        values: &Array,
+    ) -> Result<(Array, Array)> {
         let prev = self.offset;
         let new_len = keys.dim(2)?;
         let capacity = match &self.keys {
@@ -45,7 +49,13 @@ impl LayerCache {
         self.offset += new_len;
         let write = |buf: &Array, update: &Array| -> Result<Array> {
             let s = buf.shape();
-            Ok(ops::slice_update(buf, update, &[0, 0, prev, 0], &[s[0], s[1], self.offset, s[3]], &[1, 1, 1, 1])?)
+            Ok(ops::slice_update(
+                buf,
+                update,
+                &[0, 0, prev, 0],
+                &[s[0], s[1], self.offset, s[3]],
+                &[1, 1, 1, 1],
+            )?)
         };
         let k = write(self.keys.as_ref().expect("allocated above"), keys)?;
         let v = write(self.values.as_ref().expect("allocated above"), values)?;

@@ -68,14 +68,16 @@ pub struct ModelConfig {
 }
 
 fn field<'a>(obj: &'a Map<String, Value>, name: &str) -> Result<&'a Value> {
-    obj.get(name).filter(|v| !v.is_null()).ok_or_else(|| Error::Config(format!("missing field {name:?}")))
+    obj.get(name)
+        .filter(|v| !v.is_null())
+        .ok_or_else(|| Error::Config(format!("missing field {name:?}")))
 }
 
 fn usize_field(obj: &Map<String, Value>, name: &str) -> Result<usize> {
     let v = field(obj, name)?;
-    v.as_u64()
-        .and_then(|n| usize::try_from(n).ok())
-        .ok_or_else(|| Error::Config(format!("field {name:?} must be a non-negative integer, got {v}")))
+    v.as_u64().and_then(|n| usize::try_from(n).ok()).ok_or_else(|| {
+        Error::Config(format!("field {name:?} must be a non-negative integer, got {v}"))
+    })
 }
 
 fn positive_field(obj: &Map<String, Value>, name: &str) -> Result<usize> {
@@ -96,13 +98,13 @@ fn bool_field(obj: &Map<String, Value>, name: &str) -> Result<bool> {
 }
 
 fn quant_spec(v: &Value, what: &str, default_mode: &str) -> Result<QuantSpec> {
-    let obj = v.as_object().ok_or_else(|| Error::Config(format!("{what} must be an object, got {v}")))?;
+    let obj =
+        v.as_object().ok_or_else(|| Error::Config(format!("{what} must be an object, got {v}")))?;
     let int = |name: &str| -> Result<i32> {
         let x = field(obj, name).map_err(|_| Error::Config(format!("{what} lacks {name:?}")))?;
-        x.as_i64()
-            .and_then(|n| i32::try_from(n).ok())
-            .filter(|&n| n > 0)
-            .ok_or_else(|| Error::Config(format!("{what}.{name} must be a positive integer, got {x}")))
+        x.as_i64().and_then(|n| i32::try_from(n).ok()).filter(|&n| n > 0).ok_or_else(|| {
+            Error::Config(format!("{what}.{name} must be a positive integer, got {x}"))
+        })
     };
     let mode = match obj.get("mode") {
         None | Some(Value::Null) => default_mode.to_owned(),
@@ -110,7 +112,9 @@ fn quant_spec(v: &Value, what: &str, default_mode: &str) -> Result<QuantSpec> {
         Some(x) => return Err(Error::Config(format!("{what}.mode must be a string, got {x}"))),
     };
     if mode != "affine" {
-        return Err(Error::Config(format!("{what}: quantization mode {mode:?} is not supported (only affine)")));
+        return Err(Error::Config(format!(
+            "{what}: quantization mode {mode:?} is not supported (only affine)"
+        )));
     }
     Ok(QuantSpec { group_size: int("group_size")?, bits: int("bits")?, mode })
 }
@@ -135,8 +139,11 @@ fn quantization(v: &Value) -> Result<QuantizationConfig> {
 impl ModelConfig {
     /// Parses the text of a `config.json`.
     pub fn from_json_str(text: &str) -> Result<ModelConfig> {
-        let value: Value = serde_json::from_str(text).map_err(|e| Error::Config(format!("not valid JSON: {e}")))?;
-        let obj = value.as_object().ok_or_else(|| Error::Config("the top level is not an object".into()))?;
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| Error::Config(format!("not valid JSON: {e}")))?;
+        let obj = value
+            .as_object()
+            .ok_or_else(|| Error::Config("the top level is not an object".into()))?;
         let model_type = field(obj, "model_type")?
             .as_str()
             .ok_or_else(|| Error::Config("field \"model_type\" must be a string".into()))?;
@@ -148,7 +155,9 @@ impl ModelConfig {
         // qwen3 also accepts rope_theta nested under rope_parameters (transformers >= 5).
         let rope_params = obj.get("rope_parameters").and_then(Value::as_object);
         let rope_theta = match (kind, rope_params) {
-            (ModelKind::Qwen3, Some(p)) if obj.get("rope_theta").is_none_or(Value::is_null) => float_field(p, "rope_theta")?,
+            (ModelKind::Qwen3, Some(p)) if obj.get("rope_theta").is_none_or(Value::is_null) => {
+                float_field(p, "rope_theta")?
+            }
             _ => float_field(obj, "rope_theta")?,
         };
         let mut config = ModelConfig {
@@ -181,15 +190,15 @@ impl ModelConfig {
                 config.decoder_sparse_step = usize_field(obj, "decoder_sparse_step")?;
                 config.moe_intermediate_size = usize_field(obj, "moe_intermediate_size")?;
                 config.norm_topk_prob = bool_field(obj, "norm_topk_prob")?;
-                let layers = field(obj, "mlp_only_layers")?
-                    .as_array()
-                    .ok_or_else(|| Error::Config("field \"mlp_only_layers\" must be a list".into()))?;
+                let layers = field(obj, "mlp_only_layers")?.as_array().ok_or_else(|| {
+                    Error::Config("field \"mlp_only_layers\" must be a list".into())
+                })?;
                 config.mlp_only_layers = layers
                     .iter()
                     .map(|v| {
-                        v.as_u64()
-                            .map(|n| n as usize)
-                            .ok_or_else(|| Error::Config(format!("mlp_only_layers holds {v}, not a layer index")))
+                        v.as_u64().map(|n| n as usize).ok_or_else(|| {
+                            Error::Config(format!("mlp_only_layers holds {v}, not a layer index"))
+                        })
                     })
                     .collect::<Result<_>>()?;
             }
@@ -197,14 +206,26 @@ impl ModelConfig {
                 let scaling = match obj.get("rope_scaling") {
                     Some(Value::Object(s)) => Some(s),
                     None | Some(Value::Null) => rope_params,
-                    Some(other) => return Err(Error::Config(format!("rope_scaling must be an object, got {other}"))),
+                    Some(other) => {
+                        return Err(Error::Config(format!(
+                            "rope_scaling must be an object, got {other}"
+                        )))
+                    }
                 };
                 if let Some(s) = scaling {
-                    let kind = s.get("type").or_else(|| s.get("rope_type")).and_then(Value::as_str).unwrap_or("default");
+                    let kind = s
+                        .get("type")
+                        .or_else(|| s.get("rope_type"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("default");
                     match kind {
                         "default" => {}
                         "linear" => config.rope_scale = (1.0 / float_field(s, "factor")?) as f32,
-                        other => return Err(Error::Config(format!("rope scaling type {other:?} is not supported"))),
+                        other => {
+                            return Err(Error::Config(format!(
+                                "rope scaling type {other:?} is not supported"
+                            )))
+                        }
                     }
                 }
             }

@@ -54,7 +54,12 @@ fn step(model: &Model, tokens: &Array, cache: &mut crate::cache::Cache) -> Resul
 /// chunks of at most `prefill_chunk` tokens, evaluating the KV cache after each chunk (and
 /// clearing MLX's buffer cache); the last prompt token then gives the first logits; each
 /// generated token is fed back one at a time.
-pub fn generate(model: &Model, prompt: &[u32], max_tokens: usize, prefill_chunk: usize) -> Result<Generation> {
+pub fn generate(
+    model: &Model,
+    prompt: &[u32],
+    max_tokens: usize,
+    prefill_chunk: usize,
+) -> Result<Generation> {
     if prompt.is_empty() {
         return Err(Error::InvalidArgument("the prompt is empty".into()));
     }

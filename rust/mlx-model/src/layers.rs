@@ -23,7 +23,12 @@ pub(crate) enum Weight {
 /// `quantization` block wins; otherwise a module with `{path}.scales` is quantized with the
 /// group size and bits its shapes imply (mlx-lm's `infer_quant_config`), falling back to the
 /// block's default so that a misshapen tensor is reported against the expected shape.
-fn quant_params(weights: &Weights, q: Option<&QuantizationConfig>, path: &str, in_dims: i32) -> Option<QuantParams> {
+fn quant_params(
+    weights: &Weights,
+    q: Option<&QuantizationConfig>,
+    path: &str,
+    in_dims: i32,
+) -> Option<QuantParams> {
     let q = q?;
     if let Some(entry) = q.per_module.get(path) {
         return entry.as_ref().map(|s| QuantParams::affine(s.group_size, s.bits));
@@ -37,14 +42,19 @@ fn quant_params(weights: &Weights, q: Option<&QuantizationConfig>, path: &str, i
             return None;
         }
         let (group_size, bits) = (in_dims / groups, packed * 32 / in_dims);
-        (GROUP_SIZES.contains(&group_size) && BITS.contains(&bits)).then(|| QuantParams::affine(group_size, bits))
+        (GROUP_SIZES.contains(&group_size) && BITS.contains(&bits))
+            .then(|| QuantParams::affine(group_size, bits))
     })();
     Some(inferred.unwrap_or(default))
 }
 
 fn check_float(name: &str, a: &Array) -> Result<()> {
     if !a.dtype().is_float() {
-        return Err(Error::Dtype { name: name.to_owned(), expected: "a float type".into(), actual: a.dtype() });
+        return Err(Error::Dtype {
+            name: name.to_owned(),
+            expected: "a float type".into(),
+            actual: a.dtype(),
+        });
     }
     Ok(())
 }
@@ -75,7 +85,11 @@ impl Weight {
         }
         let weight = weights.take(&wname, &shape(in_dims * b / 32))?;
         if weight.dtype() != Dtype::Uint32 {
-            return Err(Error::Dtype { name: wname, expected: "uint32 (packed)".into(), actual: weight.dtype() });
+            return Err(Error::Dtype {
+                name: wname,
+                expected: "uint32 (packed)".into(),
+                actual: weight.dtype(),
+            });
         }
         let mut scale_like = |suffix: &str| -> Result<Array> {
             let name = format!("{path}.{suffix}");
@@ -123,10 +137,20 @@ impl Weight {
     /// `x @ W[indices]^T` for a stack of expert matrices (SwitchLinear / QuantizedSwitchLinear).
     pub(crate) fn gather_linear(&self, x: &Array, indices: &Array, sorted: bool) -> Result<Array> {
         Ok(match self {
-            Weight::Dense(w) => quantized::gather_mm(x, &w.swapaxes(-1, -2)?, None, Some(indices), sorted)?,
-            Weight::Quantized { weight, scales, biases, params } => {
-                quantized::gather_qmm(x, weight, scales, Some(biases), None, Some(indices), true, *params, sorted)?
+            Weight::Dense(w) => {
+                quantized::gather_mm(x, &w.swapaxes(-1, -2)?, None, Some(indices), sorted)?
             }
+            Weight::Quantized { weight, scales, biases, params } => quantized::gather_qmm(
+                x,
+                weight,
+                scales,
+                Some(biases),
+                None,
+                Some(indices),
+                true,
+                *params,
+                sorted,
+            )?,
         })
     }
 }

@@ -34,4 +34,6 @@ pub use error::{Error, Result};
 pub use generate::{generate, Generation};
 pub use model::Model;
 pub use prompt::synthetic_prompt;
-pub use synthetic::{preset_config, preset_description, preset_run_shape, presets, write_synthetic, RunShape};
+pub use synthetic::{
+    preset_config, preset_description, preset_run_shape, presets, write_synthetic, RunShape,
+};

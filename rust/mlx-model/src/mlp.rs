@@ -19,14 +19,20 @@ pub(crate) enum FeedForward {
 }
 
 impl FeedForward {
-    pub(crate) fn load(weights: &mut Weights, c: &ModelConfig, layer: usize) -> Result<FeedForward> {
+    pub(crate) fn load(
+        weights: &mut Weights,
+        c: &ModelConfig,
+        layer: usize,
+    ) -> Result<FeedForward> {
         let path = format!("model.layers.{layer}.mlp");
         if c.is_moe_layer(layer) {
             return Ok(FeedForward::Moe(MoeBlock::load(weights, c, &path)?));
         }
         let q = c.quantization.as_ref();
         let (dim, hidden) = (c.hidden_size as i32, c.intermediate_size as i32);
-        let mut linear = |name: &str, out: i32, inp: i32| Weight::load(weights, q, &format!("{path}.{name}"), &[], out, inp);
+        let mut linear = |name: &str, out: i32, inp: i32| {
+            Weight::load(weights, q, &format!("{path}.{name}"), &[], out, inp)
+        };
         Ok(FeedForward::Dense {
             gate_proj: linear("gate_proj", hidden, dim)?,
             down_proj: linear("down_proj", dim, hidden)?,
@@ -63,7 +69,8 @@ const SORT_THRESHOLD: usize = 64;
 impl MoeBlock {
     fn load(weights: &mut Weights, c: &ModelConfig, path: &str) -> Result<MoeBlock> {
         let q = c.quantization.as_ref();
-        let (dim, hidden, e) = (c.hidden_size as i32, c.moe_intermediate_size as i32, c.num_experts as i32);
+        let (dim, hidden, e) =
+            (c.hidden_size as i32, c.moe_intermediate_size as i32, c.num_experts as i32);
         let gate = Weight::load(weights, q, &format!("{path}.gate"), &[], e, dim)?;
         let mut experts = |name: &str, out: i32, inp: i32| {
             Weight::load(weights, q, &format!("{path}.switch_mlp.{name}"), &[e], out, inp)
@@ -126,4 +133,3 @@ impl MoeBlock {
         self.down_proj.gather_linear(&swiglu(&gate, &up)?, idx, sorted)
     }
 }
-

@@ -69,7 +69,12 @@ impl Model {
                 Ok(DecoderLayer {
                     self_attn: Attention::load(weights, c, &format!("{path}.self_attn"))?,
                     mlp: FeedForward::load(weights, c, i)?,
-                    input_layernorm: RmsNorm::load(weights, &format!("{path}.input_layernorm"), dim, c.rms_norm_eps)?,
+                    input_layernorm: RmsNorm::load(
+                        weights,
+                        &format!("{path}.input_layernorm"),
+                        dim,
+                        c.rms_norm_eps,
+                    )?,
                     post_attention_layernorm: RmsNorm::load(
                         weights,
                         &format!("{path}.post_attention_layernorm"),
@@ -110,7 +115,8 @@ impl Model {
                 self.config.vocab_size
             )));
         }
-        let len = i32::try_from(tokens.len()).map_err(|_| Error::InvalidArgument("too many tokens".into()))?;
+        let len = i32::try_from(tokens.len())
+            .map_err(|_| Error::InvalidArgument("too many tokens".into()))?;
         Ok(Array::from_slice(tokens, &[1, len])?)
     }
 
@@ -118,7 +124,9 @@ impl Model {
     /// `cache` holds; updates the cache. Lazy: nothing is evaluated.
     pub fn hidden_states(&self, tokens: &Array, cache: &mut Cache) -> Result<Array> {
         if cache.layers.len() != self.layers.len() {
-            return Err(Error::InvalidArgument("the cache belongs to a model with another layer count".into()));
+            return Err(Error::InvalidArgument(
+                "the cache belongs to a model with another layer count".into(),
+            ));
         }
         let mut h = self.embed_tokens.embed(tokens)?;
         // mlx-lm: a "causal" mask for more than one query, none for one.

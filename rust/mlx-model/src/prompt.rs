@@ -3,7 +3,10 @@
 /// `len` token ids in `[0, vocab_size)` from `seed` (splitmix64 on the host: the same ids on every
 /// machine and build, independent of MLX's random generator).
 pub fn synthetic_prompt(vocab_size: usize, len: usize, seed: u64) -> Vec<u32> {
-    assert!(vocab_size > 0 && vocab_size <= u32::MAX as usize, "vocab_size must be in 1..=u32::MAX");
+    assert!(
+        vocab_size > 0 && vocab_size <= u32::MAX as usize,
+        "vocab_size must be in 1..=u32::MAX"
+    );
     let mut state = seed;
     (0..len)
         .map(|_| {

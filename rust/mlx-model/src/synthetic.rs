@@ -211,12 +211,19 @@ impl Writer<'_> {
     /// A weight `[lead.., out, in]` of standard deviation `std`, quantized as the config says.
     fn matrix(&mut self, path: &str, shape: &[i32], std: f32) -> Result<()> {
         let w = self.normal(path, shape, 0.0, std)?;
-        let spec = self.quant.per_module.get(path).cloned().unwrap_or_else(|| Some(self.quant.default.clone()));
+        let spec = self
+            .quant
+            .per_module
+            .get(path)
+            .cloned()
+            .unwrap_or_else(|| Some(self.quant.default.clone()));
         match spec {
             None => self.tensors.push((format!("{path}.weight"), w)),
             Some(s) => {
                 let q = quantized::quantize(&w, QuantParams::affine(s.group_size, s.bits))?;
-                let biases = q.biases.ok_or_else(|| Error::Mlx(mlx::Error::Mlx("affine quantize gave no biases".into())))?;
+                let biases = q.biases.ok_or_else(|| {
+                    Error::Mlx(mlx::Error::Mlx("affine quantize gave no biases".into()))
+                })?;
                 mlx::eval(&[&q.weights, &q.scales, &biases])?;
                 self.tensors.push((format!("{path}.weight"), q.weights));
                 self.tensors.push((format!("{path}.scales"), q.scales));
@@ -289,7 +296,8 @@ pub fn write_synthetic(dir: &Path, preset: &str, seed: u64) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|source| Error::Io { path: dir.to_path_buf(), source })?;
     let config_path = dir.join("config.json");
     let text = serde_json::to_string_pretty(&c.to_json()).expect("a JSON value serializes");
-    std::fs::write(&config_path, text + "\n").map_err(|source| Error::Io { path: config_path, source })?;
+    std::fs::write(&config_path, text + "\n")
+        .map_err(|source| Error::Io { path: config_path, source })?;
     let tensors = w.tensors.iter().map(|(n, a)| (n.as_str(), a));
     mlx::io::save_safetensors(dir.join("model.safetensors"), tensors, [("format", "mlx")])?;
     Ok(())

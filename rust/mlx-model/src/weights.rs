@@ -87,7 +87,10 @@ impl Weights {
                         self.tensors.remove(&name).ok_or(Error::MissingTensor(name))
                     })
                     .collect::<Result<Vec<_>>>()?;
-                self.tensors.insert(format!("{prefix}.mlp.switch_mlp.{proj}.weight"), ops::stack(&parts, 0)?);
+                self.tensors.insert(
+                    format!("{prefix}.mlp.switch_mlp.{proj}.weight"),
+                    ops::stack(&parts, 0)?,
+                );
             }
         }
         Ok(())

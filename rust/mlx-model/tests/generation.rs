@@ -38,7 +38,11 @@ fn generation_is_deterministic_and_well_formed() {
         for (step, (l, &t)) in g1.logits.iter().zip(&g1.tokens).enumerate() {
             assert_eq!(l.len(), vocab);
             assert!(l.iter().all(|x| x.is_finite()), "{preset} step {step}: non-finite logits");
-            assert_eq!(argmax(l) as u32, t, "{preset} step {step}: the token is not the argmax of its logits");
+            assert_eq!(
+                argmax(l) as u32,
+                t,
+                "{preset} step {step}: the token is not the argmax of its logits"
+            );
         }
         assert!(g1.prefill_seconds > 0.0 && g1.decode_seconds > 0.0);
         assert!(g1.peak_memory_bytes > 0);
@@ -74,9 +78,15 @@ fn chunked_prefill_matches_unchunked_up_to_rounding() {
             let (a, b) = (&whole.logits[step], &chunked.logits[step]);
             let scale = a.iter().fold(1f32, |m, x| m.max(x.abs()));
             let diff = a.iter().zip(b).fold(0f32, |m, (x, y)| m.max((x - y).abs()));
-            assert!(diff <= 1e-4 * scale, "chunk {chunk} step {step}: max |diff| {diff} (scale {scale})");
+            assert!(
+                diff <= 1e-4 * scale,
+                "chunk {chunk} step {step}: max |diff| {diff} (scale {scale})"
+            );
             if whole.tokens[step] != chunked.tokens[step] {
-                assert!(top2_gap(a) <= 2.0 * diff, "chunk {chunk} step {step}: tokens differ without a near tie");
+                assert!(
+                    top2_gap(a) <= 2.0 * diff,
+                    "chunk {chunk} step {step}: tokens differ without a near tie"
+                );
                 break;
             }
         }

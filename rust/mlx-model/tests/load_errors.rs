@@ -8,9 +8,13 @@ use common::{synthetic, TempDir};
 use mlx::Array;
 use mlx_model::{Error, Model};
 
-fn edit_config(dir: &std::path::Path, edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>)) {
+fn edit_config(
+    dir: &std::path::Path,
+    edit: impl FnOnce(&mut serde_json::Map<String, serde_json::Value>),
+) {
     let path = dir.join("config.json");
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
     edit(v.as_object_mut().unwrap());
     std::fs::write(&path, serde_json::to_string(&v).unwrap()).unwrap();
 }
@@ -25,7 +29,12 @@ fn edit_tensors(dir: &std::path::Path, edit: impl FnOnce(&mut BTreeMap<String, A
     edit(&mut st.tensors);
     // Not named model*, so a leftover would not be loaded; MLX insists on the extension.
     let tmp = dir.join("rewrite-tmp.safetensors");
-    mlx::io::save_safetensors(&tmp, st.tensors.iter().map(|(k, v)| (k.as_str(), v)), [("format", "mlx")]).unwrap();
+    mlx::io::save_safetensors(
+        &tmp,
+        st.tensors.iter().map(|(k, v)| (k.as_str(), v)),
+        [("format", "mlx")],
+    )
+    .unwrap();
     std::fs::rename(&tmp, &path).unwrap();
 }
 
@@ -93,7 +102,10 @@ fn missing_config_field_and_bad_json() {
         c.remove("num_experts_per_tok");
     });
     let err = Model::load(dir.path()).err().expect("loading must fail");
-    assert!(matches!(err, Error::Config(_)) && err.to_string().contains("num_experts_per_tok"), "{err}");
+    assert!(
+        matches!(err, Error::Config(_)) && err.to_string().contains("num_experts_per_tok"),
+        "{err}"
+    );
 
     std::fs::write(dir.path().join("config.json"), "{ not json").unwrap();
     assert!(matches!(Model::load(dir.path()), Err(Error::Config(_))));
@@ -155,7 +167,10 @@ fn missing_tensor() {
 fn unexpected_tensor() {
     let dir = synthetic("tiny", 1);
     edit_tensors(dir.path(), |t| {
-        t.insert("model.layers.0.extra.weight".into(), Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap());
+        t.insert(
+            "model.layers.0.extra.weight".into(),
+            Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap(),
+        );
     });
     match Model::load(dir.path()) {
         Err(Error::UnexpectedTensor(n)) => assert_eq!(n, "model.layers.0.extra.weight"),
@@ -168,10 +183,15 @@ fn weights_split_over_several_files_load() {
     let dir = synthetic("tiny", 3);
     let path = dir.path().join("model.safetensors");
     let st = mlx::io::load_safetensors(&path).unwrap();
-    let (first, second): (Vec<_>, Vec<_>) = st.tensors.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    let (first, second): (Vec<_>, Vec<_>) =
+        st.tensors.iter().enumerate().partition(|(i, _)| i % 2 == 0);
     let save = |name: &str, part: Vec<(usize, (&String, &Array))>| {
-        mlx::io::save_safetensors(dir.path().join(name), part.into_iter().map(|(_, (k, v))| (k.as_str(), v)), [])
-            .unwrap();
+        mlx::io::save_safetensors(
+            dir.path().join(name),
+            part.into_iter().map(|(_, (k, v))| (k.as_str(), v)),
+            [],
+        )
+        .unwrap();
     };
     save("model-00001-of-00002.safetensors", first);
     save("model-00002-of-00002.safetensors", second);

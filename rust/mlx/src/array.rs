@@ -77,24 +77,16 @@ impl Array {
     /// Errors if `data.len()` is not the product of `shape` or a dimension is negative.
     pub fn from_slice<T: Element>(data: &[T], shape: &[i32]) -> Result<Array> {
         if shape.iter().any(|&d| d < 0) {
-            return Err(Error::InvalidArgument(format!(
-                "negative dimension in shape {shape:?}"
-            )));
+            return Err(Error::InvalidArgument(format!("negative dimension in shape {shape:?}")));
         }
-        let count = shape
-            .iter()
-            .try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
+        let count = shape.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize));
         if count != Some(data.len()) {
             return Err(Error::InvalidArgument(format!(
                 "{} elements do not fill shape {shape:?}",
                 data.len()
             )));
         }
-        Array::wrap(sys::array_from_bytes(
-            as_bytes(data),
-            shape,
-            T::DTYPE.code(),
-        ))
+        Array::wrap(sys::array_from_bytes(as_bytes(data), shape, T::DTYPE.code()))
     }
 
     /// A 1-d array holding a copy of `data`.
@@ -215,10 +207,7 @@ impl Array {
     fn check_dtype<T: Element>(&self) -> Result<()> {
         let actual = self.dtype();
         if actual != T::DTYPE {
-            return Err(Error::DtypeMismatch {
-                requested: T::DTYPE,
-                actual,
-            });
+            return Err(Error::DtypeMismatch { requested: T::DTYPE, actual });
         }
         Ok(())
     }
@@ -234,9 +223,7 @@ fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
     if T::DTYPE == Dtype::Bool {
         let bools: Vec<bool> = bytes.iter().map(|&b| b != 0).collect();
         let boxed: Box<dyn std::any::Any> = Box::new(bools);
-        return *boxed
-            .downcast::<Vec<T>>()
-            .expect("T is bool for Dtype::Bool");
+        return *boxed.downcast::<Vec<T>>().expect("T is bool for Dtype::Bool");
     }
     let n = bytes.len() / std::mem::size_of::<T>();
     let mut out = vec![T::default(); n];
@@ -254,9 +241,7 @@ fn from_bytes<T: Element>(bytes: &[u8]) -> Vec<T> {
 impl Clone for Array {
     /// Another handle to the same graph node (no data is copied).
     fn clone(&self) -> Self {
-        Array {
-            inner: sys::array_clone(&self.inner),
-        }
+        Array { inner: sys::array_clone(&self.inner) }
     }
 }
 

@@ -12,9 +12,7 @@ pub(crate) struct ArrayList {
 
 impl ArrayList {
     pub(crate) fn new() -> Self {
-        ArrayList {
-            inner: sys::new_array_vec(),
-        }
+        ArrayList { inner: sys::new_array_vec() }
     }
 
     pub(crate) fn from_arrays<A: AsRef<Array>>(arrays: &[A]) -> Self {
@@ -45,9 +43,7 @@ impl ArrayList {
     }
 
     pub(crate) fn to_arrays(&self) -> Result<Vec<Array>> {
-        (0..self.inner.len())
-            .map(|i| Array::wrap(sys::array_vec_get(&self.inner, i)))
-            .collect()
+        (0..self.inner.len()).map(|i| Array::wrap(sys::array_vec_get(&self.inner, i))).collect()
     }
 }
 

@@ -65,10 +65,7 @@ impl Dtype {
 
     /// Real floating point (f16, bf16, f32, f64).
     pub fn is_float(self) -> bool {
-        matches!(
-            self,
-            Dtype::Float16 | Dtype::Bfloat16 | Dtype::Float32 | Dtype::Float64
-        )
+        matches!(self, Dtype::Float16 | Dtype::Bfloat16 | Dtype::Float32 | Dtype::Float64)
     }
 
     /// Signed or unsigned integer (not bool).

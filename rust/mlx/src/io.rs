@@ -44,16 +44,8 @@ pub fn save_safetensors<'a>(
         names.push(name.to_owned());
         arrays.push(a);
     }
-    let (keys, values): (Vec<String>, Vec<String>) = metadata
-        .into_iter()
-        .map(|(k, v)| (k.to_owned(), v.to_owned()))
-        .unzip();
+    let (keys, values): (Vec<String>, Vec<String>) =
+        metadata.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).unzip();
     let list = ArrayList::from_arrays(&arrays);
-    Ok(sys::save_safetensors(
-        path_str(path.as_ref())?,
-        &names,
-        list.raw(),
-        &keys,
-        &values,
-    )?)
+    Ok(sys::save_safetensors(path_str(path.as_ref())?, &names, list.raw(), &keys, &values)?)
 }

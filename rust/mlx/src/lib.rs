@@ -5,7 +5,8 @@
 //! - [`ops`]: arithmetic, comparisons, shapes, indexing, reductions, sorting, creation, matmul.
 //! - [`fast`], [`quantized`], [`random`], [`io`] (safetensors), [`memory`], [`stream`].
 //! - [`eval`] / [`async_eval`]: evaluation of several arrays at once.
-//! - [`build_info()`]: MLX version, patches applied, source digest.
+//! - [`build_info()`]: MLX version, patches applied, source digest; [`backend`]: the file
+//!   holding MLX's code, the GPU if any.
 //!
 //! ```
 //! use mlx::{ops, Array};
@@ -36,6 +37,7 @@ mod error;
 mod methods;
 mod transforms;
 
+pub mod backend;
 pub mod fast;
 pub mod io;
 pub mod memory;

@@ -49,9 +49,7 @@ impl FromStr for QuantMode {
             "mxfp4" => Ok(QuantMode::Mxfp4),
             "mxfp8" => Ok(QuantMode::Mxfp8),
             "nvfp4" => Ok(QuantMode::Nvfp4),
-            _ => Err(Error::InvalidArgument(format!(
-                "unknown quantization mode {s:?}"
-            ))),
+            _ => Err(Error::InvalidArgument(format!("unknown quantization mode {s:?}"))),
         }
     }
 }
@@ -67,11 +65,7 @@ pub struct QuantParams {
 impl QuantParams {
     /// Affine with the given group size and bits.
     pub fn affine(group_size: i32, bits: i32) -> Self {
-        QuantParams {
-            group_size: Some(group_size),
-            bits: Some(bits),
-            mode: QuantMode::Affine,
-        }
+        QuantParams { group_size: Some(group_size), bits: Some(bits), mode: QuantMode::Affine }
     }
 
     fn raw(&self) -> (OptionalInt, OptionalInt, &'static str) {
@@ -102,11 +96,7 @@ pub fn quantize(w: &Array, params: QuantParams) -> Result<Quantized> {
     let (Some(weights), Some(scales)) = (parts.next(), parts.next()) else {
         return Err(Error::Mlx("quantize returned fewer than two arrays".into()));
     };
-    Ok(Quantized {
-        weights,
-        scales,
-        biases: parts.next(),
-    })
+    Ok(Quantized { weights, scales, biases: parts.next() })
 }
 
 /// The floats that `weights`, `scales` and `biases` stand for; `dtype` None lets MLX choose

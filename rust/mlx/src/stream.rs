@@ -26,18 +26,12 @@ pub struct Device {
 
 impl Device {
     pub fn cpu() -> Device {
-        Device {
-            kind: DeviceType::Cpu,
-            index: 0,
-        }
+        Device { kind: DeviceType::Cpu, index: 0 }
     }
 
     /// GPU `index` (Metal or CUDA builds; not available in this project's Linux CPU build).
     pub fn gpu(index: i32) -> Device {
-        Device {
-            kind: DeviceType::Gpu,
-            index,
-        }
+        Device { kind: DeviceType::Gpu, index }
     }
 
     /// The default device of ops (GPU if the build has one, else CPU).
@@ -62,11 +56,7 @@ impl Device {
     }
 
     fn from_raw(kind: DeviceKind, index: i32) -> Device {
-        let kind = if kind == DeviceKind::Gpu {
-            DeviceType::Gpu
-        } else {
-            DeviceType::Cpu
-        };
+        let kind = if kind == DeviceKind::Gpu { DeviceType::Gpu } else { DeviceType::Cpu };
         Device { kind, index }
     }
 }
@@ -82,15 +72,9 @@ pub struct Stream {
 
 impl Stream {
     fn from_index(index: i32) -> Result<Stream> {
-        let device = Device::from_raw(
-            sys::stream_device_kind(index)?,
-            sys::stream_device_index(index)?,
-        );
-        Ok(Stream {
-            index,
-            device,
-            _thread_bound: PhantomData,
-        })
+        let device =
+            Device::from_raw(sys::stream_device_kind(index)?, sys::stream_device_index(index)?);
+        Ok(Stream { index, device, _thread_bound: PhantomData })
     }
 
     /// This thread's default stream on `device` (made on first use).

@@ -37,50 +37,23 @@ fn every_dtype_round_trips() {
 /// NaN payloads, signed zeros and infinities survive bit for bit in every float dtype.
 #[test]
 fn float_special_values_are_bit_exact() {
-    let f32s = [
-        f32::NAN,
-        -f32::NAN,
-        0.0,
-        -0.0,
-        f32::INFINITY,
-        f32::NEG_INFINITY,
-        f32::MIN_POSITIVE / 2.0,
-    ];
-    let back = Array::from_slice(&f32s, &[7])
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
+    let f32s =
+        [f32::NAN, -f32::NAN, 0.0, -0.0, f32::INFINITY, f32::NEG_INFINITY, f32::MIN_POSITIVE / 2.0];
+    let back = Array::from_slice(&f32s, &[7]).unwrap().to_vec::<f32>().unwrap();
     let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
     assert_eq!(bits(&back), bits(&f32s));
 
-    let f16s: Vec<f16> = [
-        f16::NAN,
-        f16::NEG_ZERO,
-        f16::INFINITY,
-        f16::NEG_INFINITY,
-        f16::MIN_POSITIVE_SUBNORMAL,
-    ]
-    .to_vec();
-    let back = Array::from_slice(&f16s, &[5])
-        .unwrap()
-        .to_vec::<f16>()
-        .unwrap();
+    let f16s: Vec<f16> =
+        [f16::NAN, f16::NEG_ZERO, f16::INFINITY, f16::NEG_INFINITY, f16::MIN_POSITIVE_SUBNORMAL]
+            .to_vec();
+    let back = Array::from_slice(&f16s, &[5]).unwrap().to_vec::<f16>().unwrap();
     assert_eq!(
         back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
         f16s.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
 
-    let bf16s: Vec<bf16> = [
-        bf16::NAN,
-        bf16::NEG_ZERO,
-        bf16::INFINITY,
-        bf16::NEG_INFINITY,
-    ]
-    .to_vec();
-    let back = Array::from_slice(&bf16s, &[4])
-        .unwrap()
-        .to_vec::<bf16>()
-        .unwrap();
+    let bf16s: Vec<bf16> = [bf16::NAN, bf16::NEG_ZERO, bf16::INFINITY, bf16::NEG_INFINITY].to_vec();
+    let back = Array::from_slice(&bf16s, &[4]).unwrap().to_vec::<bf16>().unwrap();
     assert_eq!(
         back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
         bf16s.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
@@ -113,14 +86,9 @@ fn item_reads_one_element_of_each_kind() {
     assert!(Array::scalar(true).item::<bool>().unwrap());
     assert_eq!(Array::scalar(-7i8).item::<i8>().unwrap(), -7);
     assert_eq!(Array::scalar(2.5f64).item::<f64>().unwrap(), 2.5);
+    assert_eq!(Array::scalar(bf16::from_f32(0.5)).item::<bf16>().unwrap(), bf16::from_f32(0.5));
     assert_eq!(
-        Array::scalar(bf16::from_f32(0.5)).item::<bf16>().unwrap(),
-        bf16::from_f32(0.5)
-    );
-    assert_eq!(
-        Array::scalar(Complex64::new(1.0, 2.0))
-            .item::<Complex64>()
-            .unwrap(),
+        Array::scalar(Complex64::new(1.0, 2.0)).item::<Complex64>().unwrap(),
         Complex64::new(1.0, 2.0)
     );
     // One element in a higher-rank shape is fine too.

@@ -32,15 +32,9 @@ fn shape_mismatches() {
     mlx_err(a.reshape(&[-1, -1]), "[reshape]");
     mlx_err(ops::matmul(&a, &a), "[matmul]");
     mlx_err(ops::add(&a, &arr(&[1.0f32, 2.0], &[2])), "broadcast");
-    mlx_err(
-        ops::concatenate(&[&a, &arr(&[1.0f32, 2.0], &[1, 2])], 0),
-        "[concatenate]",
-    );
+    mlx_err(ops::concatenate(&[&a, &arr(&[1.0f32, 2.0], &[1, 2])], 0), "[concatenate]");
     mlx_err(ops::concatenate::<Array>(&[], 0), "[concatenate]");
-    mlx_err(
-        ops::split(&a, 4, 1),
-        "Array split does not result in sub arrays with equal size",
-    );
+    mlx_err(ops::split(&a, 4, 1), "Array split does not result in sub arrays with equal size");
     mlx_err(ops::split(&a, 0, 0), "[split] num_splits must be positive");
     mlx_err(ops::broadcast_to(&a, &[3, 3]), "broadcast");
     mlx_err(ops::slice(&a, &[0], &[1, 1], &[1, 1]), "[slice]");
@@ -48,10 +42,7 @@ fn shape_mismatches() {
     mlx_err(ops::unflatten(&a, 1, &[4, -1]), "[unflatten]");
     mlx_err(ops::where_(&arr(&[true, false], &[2]), &a, &a), "broadcast");
     mlx_err(ops::zeros(&[2, -3], Dtype::Float32), "Negative dimensions");
-    mlx_err(
-        ops::full(&[-1], 1.0, Dtype::Float32),
-        "[full] Negative dimensions not allowed.",
-    );
+    mlx_err(ops::full(&[-1], 1.0, Dtype::Float32), "[full] Negative dimensions not allowed.");
     mlx_err(ops::arange(0.0, 1.0, 0.0, Dtype::Float32), "[arange]");
 }
 
@@ -82,24 +73,15 @@ fn wrong_dtypes() {
         quantized::quantize(&ints, QuantParams::default()),
         "[quantize] Only real floating types can be quantized",
     );
-    mlx_err(
-        ops::take(&m23(), &arr(&[0.5f32], &[1]), 0),
-        "Indices must be integral",
-    );
+    mlx_err(ops::take(&m23(), &arr(&[0.5f32], &[1]), 0), "Indices must be integral");
     mlx_err(ops::negative(&arr(&[true], &[1])), "[negative]");
     let x = ops::ones(&[1, 1, 4, 8], Dtype::Float32).unwrap();
     mlx_err(
         fast::rope_with_offsets(&x, 8, false, Some(1e4), 1.0, &Array::scalar(1.5f32), None),
         "[rope] offset must be an integer",
     );
-    mlx_err(
-        random::randint(0, 10, &[3], Dtype::Float32, None),
-        "[randint]",
-    );
-    mlx_err(
-        random::uniform(0.0, 1.0, &[3], Dtype::Int32, None),
-        "[uniform]",
-    );
+    mlx_err(random::randint(0, 10, &[3], Dtype::Float32, None), "[randint]");
+    mlx_err(random::uniform(0.0, 1.0, &[3], Dtype::Int32, None), "[uniform]");
 }
 
 #[test]
@@ -109,37 +91,22 @@ fn host_data_errors_are_caught_before_mlx() {
         Array::from_slice(&[1.0f32, 2.0, 3.0], &[2, 2]),
         Err(Error::InvalidArgument(_))
     ));
-    assert!(matches!(
-        Array::from_slice::<f32>(&[], &[-1]),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(Array::from_slice::<f32>(&[], &[-1]), Err(Error::InvalidArgument(_))));
     // Reading as the wrong element type would reinterpret bytes.
     let a = m23();
     assert_eq!(
         a.to_vec::<i32>(),
-        Err(Error::DtypeMismatch {
-            requested: Dtype::Int32,
-            actual: Dtype::Float32
-        })
+        Err(Error::DtypeMismatch { requested: Dtype::Int32, actual: Dtype::Float32 })
     );
-    assert!(matches!(
-        a.to_vec::<mlx::f16>(),
-        Err(Error::DtypeMismatch { .. })
-    ));
-    assert!(matches!(
-        Array::scalar(1u8).item::<bool>(),
-        Err(Error::DtypeMismatch { .. })
-    ));
+    assert!(matches!(a.to_vec::<mlx::f16>(), Err(Error::DtypeMismatch { .. })));
+    assert!(matches!(Array::scalar(1u8).item::<bool>(), Err(Error::DtypeMismatch { .. })));
     let e = a.to_vec::<u64>().unwrap_err().to_string();
     assert!(e.contains("float32") && e.contains("uint64"), "{e}");
 }
 
 #[test]
 fn item_needs_exactly_one_element() {
-    mlx_err(
-        m23().item::<f32>(),
-        "item can only be called on arrays of size 1.",
-    );
+    mlx_err(m23().item::<f32>(), "item can only be called on arrays of size 1.");
     mlx_err(
         Array::from_slice::<f32>(&[], &[0]).unwrap().item::<f32>(),
         "item can only be called on arrays of size 1.",
@@ -173,18 +140,10 @@ fn attention_and_norm_errors() {
         "[rms_norm]",
     );
     mlx_err(
-        fast::layer_norm(
-            &q,
-            Some(&ops::ones(&[2, 8], Dtype::Float32).unwrap()),
-            None,
-            1e-5,
-        ),
+        fast::layer_norm(&q, Some(&ops::ones(&[2, 8], Dtype::Float32).unwrap()), None, 1e-5),
         "[layer_norm]",
     );
-    mlx_err(
-        fast::rope(&q, 0, false, Some(1e4), 1.0, 0, None),
-        "[rope] dims must be positive",
-    );
+    mlx_err(fast::rope(&q, 0, false, Some(1e4), 1.0, 0, None), "[rope] dims must be positive");
     mlx_err(
         fast::rope(&q, 8, false, None, 1.0, 0, None),
         "[rope] Neither base nor freqs has a value.",
@@ -239,24 +198,15 @@ fn quantization_errors() {
         true,
     );
     mlx_err(r, "[gather_qmm]");
-    mlx_err(
-        quantized::gather_mm(&x, &x, None, Some(&bad_ids), false),
-        "[gather_mm]",
-    );
+    mlx_err(quantized::gather_mm(&x, &x, None, Some(&bad_ids), false), "[gather_mm]");
     assert!("q4".parse::<quantized::QuantMode>().is_err());
 }
 
 #[test]
 fn random_errors() {
-    assert!(matches!(
-        random::categorical_n(&m23(), -1, -2, None),
-        Err(Error::InvalidArgument(_))
-    ));
+    assert!(matches!(random::categorical_n(&m23(), -1, -2, None), Err(Error::InvalidArgument(_))));
     mlx_err(random::split(&arr(&[1.0f32, 2.0, 3.0], &[3]), 2), "");
-    mlx_err(
-        random::normal(&[2, 2], Dtype::Int32, 0.0, 1.0, None),
-        "[normal]",
-    );
+    mlx_err(random::normal(&[2, 2], Dtype::Int32, 0.0, 1.0, None), "[normal]");
 }
 
 fn temp_dir(name: &str) -> std::path::PathBuf {
@@ -277,20 +227,14 @@ fn bad_safetensors_files() {
     mlx_err(mlx::io::load_safetensors(&garbage), "[load_safetensors]");
     let short = dir.join("short.safetensors");
     std::fs::write(&short, [1u8, 2, 3]).unwrap();
-    assert!(matches!(
-        mlx::io::load_safetensors(&short),
-        Err(Error::Mlx(_))
-    ));
+    assert!(matches!(mlx::io::load_safetensors(&short), Err(Error::Mlx(_))));
     // A valid length prefix followed by broken JSON.
     let bad_json = dir.join("badjson.safetensors");
     let mut bytes = 10u64.to_le_bytes().to_vec();
     bytes.extend_from_slice(b"{\"a\": [1,");
     bytes.push(b' ');
     std::fs::write(&bad_json, bytes).unwrap();
-    assert!(matches!(
-        mlx::io::load_safetensors(&bad_json),
-        Err(Error::Mlx(_))
-    ));
+    assert!(matches!(mlx::io::load_safetensors(&bad_json), Err(Error::Mlx(_))));
     // Header says more data than the file has.
     let header = br#"{"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}}"#;
     let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
@@ -298,17 +242,10 @@ fn bad_safetensors_files() {
     bytes.extend_from_slice(&[0u8; 8]);
     let cut = dir.join("cut.safetensors");
     std::fs::write(&cut, bytes).unwrap();
-    mlx_err(
-        mlx::io::load_safetensors(&cut),
-        "exceeding the size of the file",
-    );
+    mlx_err(mlx::io::load_safetensors(&cut), "exceeding the size of the file");
     // float64 cannot be stored in safetensors by MLX.
     mlx_err(
-        mlx::io::save_safetensors(
-            dir.join("f64.safetensors"),
-            [("x", &Array::scalar(1.0f64))],
-            [],
-        ),
+        mlx::io::save_safetensors(dir.join("f64.safetensors"), [("x", &Array::scalar(1.0f64))], []),
         "[save_safetensors] received invalid dtype.",
     );
     mlx_err(
@@ -319,10 +256,7 @@ fn bad_safetensors_files() {
     {
         use std::os::unix::ffi::OsStrExt;
         let p = dir.join(std::ffi::OsStr::from_bytes(b"bad\xff.safetensors"));
-        assert!(matches!(
-            mlx::io::load_safetensors(&p),
-            Err(Error::InvalidArgument(_))
-        ));
+        assert!(matches!(mlx::io::load_safetensors(&p), Err(Error::InvalidArgument(_))));
     }
     std::fs::remove_dir_all(dir).ok();
 }
@@ -337,12 +271,7 @@ fn evaluation_errors_are_returned() {
     mlx::io::save_safetensors(&p, [("x", &big)], []).unwrap();
     let loaded = mlx::io::load_safetensors(&p).unwrap();
     // Cut the file after the header was read and validated.
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(100)
-        .unwrap();
+    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(100).unwrap();
     let x = ops::multiply(&loaded.tensors["x"], &Array::scalar(2.0f32)).unwrap();
     mlx_err(x.eval(), "[read] Unable to read from file.");
     let fresh = ops::add(&big, &big).unwrap();
@@ -356,12 +285,7 @@ fn printing_an_array_that_fails_to_evaluate_shows_the_error() {
     let p = dir.join("t.safetensors");
     mlx::io::save_safetensors(&p, [("x", &ops::ones(&[64], Dtype::Float32).unwrap())], []).unwrap();
     let loaded = mlx::io::load_safetensors(&p).unwrap();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .open(&p)
-        .unwrap()
-        .set_len(90)
-        .unwrap();
+    std::fs::OpenOptions::new().write(true).open(&p).unwrap().set_len(90).unwrap();
     let shown = format!("{}", loaded.tensors["x"]);
     assert!(
         shown.contains("could not be evaluated") && shown.contains("Unable to read"),

@@ -22,19 +22,11 @@ fn save_and_load_round_trip_every_storable_dtype() {
         ("i64", arr(&[i64::MIN], &[1])),
         ("f16", arr(&[mlx::f16::from_f32(0.5), mlx::f16::NAN], &[2])),
         ("bf16", arr(&[mlx::bf16::from_f32(-2.0)], &[1])),
-        (
-            "f32",
-            arr(&[1.5f32, -0.0, f32::INFINITY, 3.25, 4.0, 5.0], &[2, 3]),
-        ),
+        ("f32", arr(&[1.5f32, -0.0, f32::INFINITY, 3.25, 4.0, 5.0], &[2, 3])),
         ("c64", arr(&[Complex64::new(1.0, -1.0)], &[1])),
         ("empty", Array::from_slice::<f32>(&[], &[0, 4]).unwrap()),
         // A strided view is written as its row-major values.
-        (
-            "view",
-            arr(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3])
-                .t()
-                .unwrap(),
-        ),
+        ("view", arr(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]).t().unwrap()),
     ];
     mlx::io::save_safetensors(
         &p,
@@ -44,30 +36,15 @@ fn save_and_load_round_trip_every_storable_dtype() {
     .unwrap();
     let loaded = mlx::io::load_safetensors(&p).unwrap();
     assert_eq!(loaded.tensors.len(), tensors.len());
-    assert_eq!(
-        loaded.metadata.get("format").map(String::as_str),
-        Some("mlx")
-    );
-    assert_eq!(
-        loaded.metadata.get("note").map(String::as_str),
-        Some("test")
-    );
+    assert_eq!(loaded.metadata.get("format").map(String::as_str), Some("mlx"));
+    assert_eq!(loaded.metadata.get("note").map(String::as_str), Some("test"));
     for (name, a) in &tensors {
         let b = &loaded.tensors[*name];
         assert_eq!(b.shape(), a.shape(), "{name}");
         assert_eq!(b.dtype(), a.dtype(), "{name}");
-        assert!(
-            ops::array_equal(a, b, true)
-                .unwrap()
-                .item::<bool>()
-                .unwrap(),
-            "{name}"
-        );
+        assert!(ops::array_equal(a, b, true).unwrap().item::<bool>().unwrap(), "{name}");
     }
-    assert_eq!(
-        loaded.tensors["view"].to_vec::<f32>().unwrap(),
-        [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]
-    );
+    assert_eq!(loaded.tensors["view"].to_vec::<f32>().unwrap(), [1.0, 4.0, 2.0, 5.0, 3.0, 6.0]);
     assert_eq!(
         loaded.tensors["f16"].to_vec::<mlx::f16>().unwrap()[1].to_bits(),
         mlx::f16::NAN.to_bits()

@@ -21,24 +21,14 @@ fn active_peak_cache_and_limits() {
     let a = ops::ones(&[4 * MB as i32], Dtype::Float32).unwrap();
     a.eval().unwrap();
     let with_a = memory::active_memory();
-    assert!(
-        with_a >= base + 16 * MB,
-        "active {with_a} after 16 MiB from {base}"
-    );
+    assert!(with_a >= base + 16 * MB, "active {with_a} after 16 MiB from {base}");
     assert!(memory::peak_memory() >= with_a);
 
     drop(a);
     let after = memory::active_memory();
-    assert!(
-        after + 16 * MB <= with_a,
-        "active {after} after drop, was {with_a}"
-    );
+    assert!(after + 16 * MB <= with_a, "active {after} after drop, was {with_a}");
     // The freed buffer stays in the cache until cleared; the peak remembers it.
-    assert!(
-        memory::cache_memory() >= 16 * MB,
-        "cache {}",
-        memory::cache_memory()
-    );
+    assert!(memory::cache_memory() >= 16 * MB, "cache {}", memory::cache_memory());
     assert!(memory::peak_memory() >= with_a);
     memory::clear_cache();
     assert_eq!(memory::cache_memory(), 0);

@@ -11,22 +11,13 @@ fn arithmetic_with_broadcasting() {
     let a = arr(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0], &[2, 3]);
     let row = arr(&[10.0f32, 20.0, 30.0], &[3]);
     let col = arr(&[2.0f32, 4.0], &[2, 1]);
-    assert_eq!(
-        vec_f32(&ops::add(&a, &row).unwrap()),
-        [11.0, 22.0, 33.0, 14.0, 25.0, 36.0]
-    );
+    assert_eq!(vec_f32(&ops::add(&a, &row).unwrap()), [11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
     assert_eq!(
         vec_f32(&ops::subtract(&a, &row).unwrap()),
         [-9.0, -18.0, -27.0, -6.0, -15.0, -24.0]
     );
-    assert_eq!(
-        vec_f32(&ops::multiply(&a, &col).unwrap()),
-        [2.0, 4.0, 6.0, 16.0, 20.0, 24.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::divide(&a, &col).unwrap()),
-        [0.5, 1.0, 1.5, 1.0, 1.25, 1.5]
-    );
+    assert_eq!(vec_f32(&ops::multiply(&a, &col).unwrap()), [2.0, 4.0, 6.0, 16.0, 20.0, 24.0]);
+    assert_eq!(vec_f32(&ops::divide(&a, &col).unwrap()), [0.5, 1.0, 1.5, 1.0, 1.25, 1.5]);
     assert_eq!(
         vec_f32(&ops::maximum(&a, &arr(&[3.5f32], &[1])).unwrap()),
         [3.5, 3.5, 3.5, 4.0, 5.0, 6.0]
@@ -45,15 +36,9 @@ fn arithmetic_with_broadcasting() {
 fn integer_division_and_remainder_follow_floor_semantics() {
     let a = arr(&[7i32, -7, 7, -7], &[4]);
     let b = arr(&[2i32, 2, -2, -2], &[4]);
-    assert_eq!(
-        ops::floor_divide(&a, &b).unwrap().to_vec::<i32>().unwrap(),
-        [3, -4, -4, 3]
-    );
+    assert_eq!(ops::floor_divide(&a, &b).unwrap().to_vec::<i32>().unwrap(), [3, -4, -4, 3]);
     // Remainder takes the sign of the divisor: a - b * floor(a / b).
-    assert_eq!(
-        ops::remainder(&a, &b).unwrap().to_vec::<i32>().unwrap(),
-        [1, 1, -1, -1]
-    );
+    assert_eq!(ops::remainder(&a, &b).unwrap().to_vec::<i32>().unwrap(), [1, 1, -1, -1]);
     // True division of integers gives floats.
     let q = ops::divide(&a, &b).unwrap();
     assert_eq!(q.dtype(), Dtype::Float32);
@@ -94,27 +79,12 @@ fn unary_math_matches_rust() {
 #[test]
 fn rounding_and_sign() {
     let a = arr(&[-2.5f32, -1.5, -0.4, 0.5, 1.5, 2.7], &[6]);
-    assert_eq!(
-        vec_f32(&ops::floor(&a).unwrap()),
-        [-3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::ceil(&a).unwrap()),
-        [-2.0, -1.0, -0.0, 1.0, 2.0, 3.0]
-    );
+    assert_eq!(vec_f32(&ops::floor(&a).unwrap()), [-3.0, -2.0, -1.0, 0.0, 1.0, 2.0]);
+    assert_eq!(vec_f32(&ops::ceil(&a).unwrap()), [-2.0, -1.0, -0.0, 1.0, 2.0, 3.0]);
     // Half to even.
-    assert_eq!(
-        vec_f32(&ops::round(&a).unwrap()),
-        [-2.0, -2.0, -0.0, 0.0, 2.0, 3.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::sign(&a).unwrap()),
-        [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::abs(&a).unwrap()),
-        [2.5, 1.5, 0.4, 0.5, 1.5, 2.7]
-    );
+    assert_eq!(vec_f32(&ops::round(&a).unwrap()), [-2.0, -2.0, -0.0, 0.0, 2.0, 3.0]);
+    assert_eq!(vec_f32(&ops::sign(&a).unwrap()), [-1.0, -1.0, -1.0, 1.0, 1.0, 1.0]);
+    assert_eq!(vec_f32(&ops::abs(&a).unwrap()), [2.5, 1.5, 0.4, 0.5, 1.5, 2.7]);
 }
 
 #[test]
@@ -125,20 +95,12 @@ fn logaddexp_and_arctan2() {
         .iter()
         .map(|&(x, y)| (x.exp() + y.exp()).ln() as f32)
         .collect();
-    assert_close(
-        &vec_f32(&ops::logaddexp(&a, &b).unwrap()),
-        &expect,
-        1e-6,
-        1e-6,
-    );
+    assert_close(&vec_f32(&ops::logaddexp(&a, &b).unwrap()), &expect, 1e-6, 1e-6);
     let y = arr(&[1.0f32, -1.0], &[2]);
     let x = arr(&[-1.0f32, -1.0], &[2]);
     assert_close(
         &vec_f32(&ops::arctan2(&y, &x).unwrap()),
-        &[
-            3.0 * std::f32::consts::FRAC_PI_4,
-            -3.0 * std::f32::consts::FRAC_PI_4,
-        ],
+        &[3.0 * std::f32::consts::FRAC_PI_4, -3.0 * std::f32::consts::FRAC_PI_4],
         1e-6,
         0.0,
     );
@@ -157,53 +119,23 @@ fn comparisons_and_logic() {
     assert_eq!(v(ops::less_equal(&a, &b).unwrap()), [true, true, false]);
     let p = arr(&[true, true, false, false], &[4]);
     let q = arr(&[true, false, true, false], &[4]);
-    assert_eq!(
-        v(ops::logical_and(&p, &q).unwrap()),
-        [true, false, false, false]
-    );
-    assert_eq!(
-        v(ops::logical_or(&p, &q).unwrap()),
-        [true, true, true, false]
-    );
+    assert_eq!(v(ops::logical_and(&p, &q).unwrap()), [true, false, false, false]);
+    assert_eq!(v(ops::logical_or(&p, &q).unwrap()), [true, true, true, false]);
     assert_eq!(v(ops::logical_not(&p).unwrap()), [false, false, true, true]);
-    assert!(ops::array_equal(&a, &a.clone(), false)
-        .unwrap()
-        .item::<bool>()
-        .unwrap());
-    assert!(!ops::array_equal(&a, &b, false)
-        .unwrap()
-        .item::<bool>()
-        .unwrap());
+    assert!(ops::array_equal(&a, &a.clone(), false).unwrap().item::<bool>().unwrap());
+    assert!(!ops::array_equal(&a, &b, false).unwrap().item::<bool>().unwrap());
     let n = arr(&[f32::NAN, 1.0], &[2]);
-    assert!(!ops::array_equal(&n, &n, false)
-        .unwrap()
-        .item::<bool>()
-        .unwrap());
-    assert!(ops::array_equal(&n, &n, true)
-        .unwrap()
-        .item::<bool>()
-        .unwrap());
+    assert!(!ops::array_equal(&n, &n, false).unwrap().item::<bool>().unwrap());
+    assert!(ops::array_equal(&n, &n, true).unwrap().item::<bool>().unwrap());
 }
 
 #[test]
 fn nan_and_inf_tests() {
-    let a = arr(
-        &[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -1.0],
-        &[5],
-    );
+    let a = arr(&[f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 0.0, -1.0], &[5]);
     let v = |x: Array| x.to_vec::<bool>().unwrap();
-    assert_eq!(
-        v(ops::isnan(&a).unwrap()),
-        [true, false, false, false, false]
-    );
-    assert_eq!(
-        v(ops::isinf(&a).unwrap()),
-        [false, true, true, false, false]
-    );
-    assert_eq!(
-        v(ops::isfinite(&a).unwrap()),
-        [false, false, false, true, true]
-    );
+    assert_eq!(v(ops::isnan(&a).unwrap()), [true, false, false, false, false]);
+    assert_eq!(v(ops::isinf(&a).unwrap()), [false, true, true, false, false]);
+    assert_eq!(v(ops::isfinite(&a).unwrap()), [false, false, false, true, true]);
 }
 
 #[test]
@@ -220,14 +152,8 @@ fn where_selects_with_broadcasting() {
 fn astype_converts_between_dtypes() {
     let a = arr(&[-1.75f32, 0.0, 2.5, 300.0], &[4]);
     // Float to int truncates toward zero.
-    assert_eq!(
-        a.astype(Dtype::Int32).unwrap().to_vec::<i32>().unwrap(),
-        [-1, 0, 2, 300]
-    );
-    assert_eq!(
-        a.astype(Dtype::Bool).unwrap().to_vec::<bool>().unwrap(),
-        [true, false, true, true]
-    );
+    assert_eq!(a.astype(Dtype::Int32).unwrap().to_vec::<i32>().unwrap(), [-1, 0, 2, 300]);
+    assert_eq!(a.astype(Dtype::Bool).unwrap().to_vec::<bool>().unwrap(), [true, false, true, true]);
     let h = a.astype(Dtype::Float16).unwrap();
     assert_eq!(h.dtype(), Dtype::Float16);
     assert_eq!(
@@ -251,10 +177,7 @@ fn type_promotion_of_mixed_operands() {
     assert_eq!(s.dtype(), Dtype::Float32);
     assert_eq!(vec_f32(&s), [1.5, 2.5]);
     let h = arr(&[mlx::f16::from_f32(1.0)], &[1]);
-    assert_eq!(
-        ops::multiply(&h, &arr(&[2.0f32], &[1])).unwrap().dtype(),
-        Dtype::Float32
-    );
+    assert_eq!(ops::multiply(&h, &arr(&[2.0f32], &[1])).unwrap().dtype(), Dtype::Float32);
 }
 
 #[test]

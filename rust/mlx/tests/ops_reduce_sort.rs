@@ -14,19 +14,13 @@ fn reductions_by_axis() {
     assert_eq!(vec_f32(&a.sum(&[1], false).unwrap()), [6.0, 15.0]);
     let k = a.sum(&[1], true).unwrap();
     assert_eq!(k.shape(), vec![2, 1]);
-    assert_eq!(
-        ops::sum_all(&a, false).unwrap().item::<f32>().unwrap(),
-        21.0
-    );
+    assert_eq!(ops::sum_all(&a, false).unwrap().item::<f32>().unwrap(), 21.0);
     assert_eq!(vec_f32(&a.mean(&[1], false).unwrap()), [2.0, 5.0]);
     assert_eq!(vec_f32(&a.max(&[0], false).unwrap()), [4.0, 5.0, 6.0]);
     assert_eq!(vec_f32(&ops::min(&a, &[1], false).unwrap()), [1.0, 4.0]);
     assert_eq!(vec_f32(&ops::prod(&a, &[1], false).unwrap()), [6.0, 120.0]);
     assert_eq!(ops::max_all(&a, false).unwrap().item::<f32>().unwrap(), 6.0);
-    assert_eq!(
-        ops::mean_all(&a, false).unwrap().item::<f32>().unwrap(),
-        3.5
-    );
+    assert_eq!(ops::mean_all(&a, false).unwrap().item::<f32>().unwrap(), 3.5);
     // Population variance of 1..6 = 35/12.
     assert_close(
         &[ops::var_all(&a, false).unwrap().item::<f32>().unwrap()],
@@ -34,10 +28,7 @@ fn reductions_by_axis() {
         1e-6,
         1e-6,
     );
-    assert_eq!(
-        vec_f32(&ops::var(&a, &[1], false).unwrap()),
-        [2.0 / 3.0, 2.0 / 3.0]
-    );
+    assert_eq!(vec_f32(&ops::var(&a, &[1], false).unwrap()), [2.0 / 3.0, 2.0 / 3.0]);
     let lse = ops::logsumexp(&a, &[1], false).unwrap();
     let expect: Vec<f32> = [[1.0f64, 2.0, 3.0], [4.0, 5.0, 6.0]]
         .iter()
@@ -45,14 +36,8 @@ fn reductions_by_axis() {
         .collect();
     assert_close(&vec_f32(&lse), &expect, 1e-6, 1e-6);
     let b = arr(&[true, false, true, true], &[2, 2]);
-    assert_eq!(
-        ops::all(&b, &[1], false).unwrap().to_vec::<bool>().unwrap(),
-        [false, true]
-    );
-    assert_eq!(
-        ops::any(&b, &[0], false).unwrap().to_vec::<bool>().unwrap(),
-        [true, true]
-    );
+    assert_eq!(ops::all(&b, &[1], false).unwrap().to_vec::<bool>().unwrap(), [false, true]);
+    assert_eq!(ops::any(&b, &[0], false).unwrap().to_vec::<bool>().unwrap(), [true, true]);
     assert!(!ops::all_all(&b, false).unwrap().item::<bool>().unwrap());
     assert!(ops::any_all(&b, false).unwrap().item::<bool>().unwrap());
     // Integer sums stay integers.
@@ -66,27 +51,15 @@ fn argmax_argmin_take_first_on_ties() {
     let am = a.argmax(1, false).unwrap();
     assert_eq!(am.dtype(), Dtype::Uint32);
     assert_eq!(am.to_vec::<u32>().unwrap(), [1, 2]);
-    assert_eq!(
-        ops::argmin(&a, 1, false).unwrap().to_vec::<u32>().unwrap(),
-        [0, 0]
-    );
+    assert_eq!(ops::argmin(&a, 1, false).unwrap().to_vec::<u32>().unwrap(), [0, 0]);
     assert_eq!(ops::argmax(&a, 0, true).unwrap().shape(), vec![1, 3]);
-    assert_eq!(
-        ops::argmax_all(&a, false).unwrap().item::<u32>().unwrap(),
-        1
-    );
-    assert_eq!(
-        ops::argmin_all(&a, false).unwrap().item::<u32>().unwrap(),
-        3
-    );
+    assert_eq!(ops::argmax_all(&a, false).unwrap().item::<u32>().unwrap(), 1);
+    assert_eq!(ops::argmin_all(&a, false).unwrap().item::<u32>().unwrap(), 3);
 }
 
 #[test]
 fn softmax_matches_reference() {
-    let x = pseudo_random(4 * 7, 1)
-        .iter()
-        .map(|v| v * 8.0)
-        .collect::<Vec<_>>();
+    let x = pseudo_random(4 * 7, 1).iter().map(|v| v * 8.0).collect::<Vec<_>>();
     let a = arr(&x, &[4, 7]);
     let s = vec_f32(&a.softmax(&[-1], true).unwrap());
     let expect: Vec<f32> = x.chunks(7).flat_map(softmax_ref).collect();
@@ -128,26 +101,11 @@ fn cumsum_variants() {
 #[test]
 fn sort_and_argsort() {
     let a = arr(&[3.0f32, 1.0, 2.0, 0.5, -1.0, 7.0], &[2, 3]);
-    assert_eq!(
-        vec_f32(&ops::sort(&a, -1).unwrap()),
-        [1.0, 2.0, 3.0, -1.0, 0.5, 7.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::sort(&a, 0).unwrap()),
-        [0.5, -1.0, 2.0, 3.0, 1.0, 7.0]
-    );
-    assert_eq!(
-        vec_f32(&ops::sort_all(&a).unwrap()),
-        [-1.0, 0.5, 1.0, 2.0, 3.0, 7.0]
-    );
-    assert_eq!(
-        ops::argsort(&a, -1).unwrap().to_vec::<u32>().unwrap(),
-        [1, 2, 0, 1, 0, 2]
-    );
-    assert_eq!(
-        ops::argsort_all(&a).unwrap().to_vec::<u32>().unwrap(),
-        [4, 3, 1, 2, 0, 5]
-    );
+    assert_eq!(vec_f32(&ops::sort(&a, -1).unwrap()), [1.0, 2.0, 3.0, -1.0, 0.5, 7.0]);
+    assert_eq!(vec_f32(&ops::sort(&a, 0).unwrap()), [0.5, -1.0, 2.0, 3.0, 1.0, 7.0]);
+    assert_eq!(vec_f32(&ops::sort_all(&a).unwrap()), [-1.0, 0.5, 1.0, 2.0, 3.0, 7.0]);
+    assert_eq!(ops::argsort(&a, -1).unwrap().to_vec::<u32>().unwrap(), [1, 2, 0, 1, 0, 2]);
+    assert_eq!(ops::argsort_all(&a).unwrap().to_vec::<u32>().unwrap(), [4, 3, 1, 2, 0, 5]);
 }
 
 proptest! {

@@ -26,10 +26,7 @@ fn transposes_permute_elements() {
     let t = a.t().unwrap();
     assert_eq!(t.shape(), vec![3, 2]);
     assert_eq!(vec_f32(&t), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
-    assert_eq!(
-        vec_f32(&ops::swapaxes(&a, 0, 1).unwrap()),
-        [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]
-    );
+    assert_eq!(vec_f32(&ops::swapaxes(&a, 0, 1).unwrap()), [0.0, 3.0, 1.0, 4.0, 2.0, 5.0]);
 
     // b[i, j, k] = 6i + 3j + k for shape [2, 2, 3]; permute (2, 0, 1): out[k, i, j].
     let b = arr(&iota(12), &[2, 2, 3]);

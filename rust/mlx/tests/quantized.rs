@@ -46,19 +46,12 @@ fn quantize_ref(w: &[f32], k: usize, g: usize, bits: u32) -> RefQuant {
 fn pack(q: &[u32], bits: u32) -> Vec<u32> {
     let per = (32 / bits) as usize;
     q.chunks(per)
-        .map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0u32, |acc, (j, &v)| acc | (v << (j as u32 * bits)))
-        })
+        .map(|c| c.iter().enumerate().fold(0u32, |acc, (j, &v)| acc | (v << (j as u32 * bits))))
         .collect()
 }
 
 fn dequantize_ref(r: &RefQuant, g: usize) -> Vec<f32> {
-    r.q.iter()
-        .enumerate()
-        .map(|(i, &q)| r.scales[i / g] * q as f32 + r.biases[i / g])
-        .collect()
+    r.q.iter().enumerate().map(|(i, &q)| r.scales[i / g] * q as f32 + r.biases[i / g]).collect()
 }
 
 #[test]
@@ -73,16 +66,9 @@ fn affine_quantize_matches_reference_bit_for_bit() {
         )
         .unwrap();
         assert_eq!(got.weights.dtype(), Dtype::Uint32);
-        assert_eq!(
-            got.weights.shape(),
-            vec![n as i32, (k as u32 * bits / 32) as i32]
-        );
+        assert_eq!(got.weights.shape(), vec![n as i32, (k as u32 * bits / 32) as i32]);
         assert_eq!(got.scales.shape(), vec![n as i32, (k / g) as i32]);
-        assert_eq!(
-            got.weights.to_vec::<u32>().unwrap(),
-            pack(&r.q, bits),
-            "bits {bits} group {g}"
-        );
+        assert_eq!(got.weights.to_vec::<u32>().unwrap(), pack(&r.q, bits), "bits {bits} group {g}");
         let bits_of = |v: Vec<f32>| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         assert_eq!(bits_of(vec_f32(&got.scales)), bits_of(r.scales.clone()));
         let biases = got.biases.as_ref().expect("affine has biases");
@@ -102,10 +88,7 @@ fn affine_quantize_matches_reference_bit_for_bit() {
         assert_close(&vec_f32(&deq), &expect, 1e-7, 1e-6);
         // And the reconstruction is within one quantization step of the input.
         for (i, (&a, &b)) in expect.iter().zip(&w).enumerate() {
-            assert!(
-                (a - b).abs() <= r.scales[i / g].abs() * 1.001,
-                "bits {bits}: {a} vs {b}"
-            );
+            assert!((a - b).abs() <= r.scales[i / g].abs() * 1.001, "bits {bits}: {a} vs {b}");
         }
     }
 }
@@ -116,10 +99,7 @@ fn default_params_are_affine_group_64_bits_4() {
     let a = arr(&w, &[4, 128]);
     let d = quantized::quantize(&a, QuantParams::default()).unwrap();
     let e = quantized::quantize(&a, QuantParams::affine(64, 4)).unwrap();
-    assert_eq!(
-        d.weights.to_vec::<u32>().unwrap(),
-        e.weights.to_vec::<u32>().unwrap()
-    );
+    assert_eq!(d.weights.to_vec::<u32>().unwrap(), e.weights.to_vec::<u32>().unwrap());
     assert_eq!(d.scales.shape(), vec![4, 2]);
 }
 
@@ -156,17 +136,11 @@ fn values_on_the_grid_round_trip_exactly() {
 fn mxfp4_round_trips_values_on_its_grid() {
     // E2M1 values; with a group maximum of 6 the shared scale is 2^0.
     let grid = [0.0f32, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0];
-    let w: Vec<f32> = (0..64)
-        .map(|i| grid[i % 8] * if i % 3 == 0 { -1.0 } else { 1.0 })
-        .collect();
+    let w: Vec<f32> = (0..64).map(|i| grid[i % 8] * if i % 3 == 0 { -1.0 } else { 1.0 }).collect();
     let mut w = w;
     w[0] = 6.0;
     w[32] = -6.0;
-    let params = QuantParams {
-        group_size: None,
-        bits: None,
-        mode: QuantMode::Mxfp4,
-    };
+    let params = QuantParams { group_size: None, bits: None, mode: QuantMode::Mxfp4 };
     let q = quantized::quantize(&arr(&w, &[2, 32]), params).unwrap();
     assert!(q.biases.is_none());
     assert_eq!(q.scales.dtype(), Dtype::Uint8);
@@ -211,12 +185,7 @@ fn quantized_matmul_matches_dequantized_reference() {
     )
     .unwrap();
     assert_eq!(out.shape(), vec![m as i32, n as i32]);
-    assert_close(
-        &vec_f32(&out),
-        &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n),
-        1e-4,
-        1e-4,
-    );
+    assert_close(&vec_f32(&out), &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n), 1e-4, 1e-4);
 }
 
 struct Experts {
@@ -229,10 +198,7 @@ struct Experts {
 
 fn experts(e: usize, n: usize, k: usize, g: usize, seed: u64) -> Experts {
     let w = pseudo_random(e * n * k, seed);
-    let refs = w
-        .chunks(n * k)
-        .map(|we| dequantize_ref(&quantize_ref(we, k, g, 4), g))
-        .collect();
+    let refs = w.chunks(n * k).map(|we| dequantize_ref(&quantize_ref(we, k, g, 4), g)).collect();
     let q = quantized::quantize(
         &arr(&w, &[e as i32, n as i32, k as i32]),
         QuantParams::affine(g as i32, 4),
@@ -292,13 +258,7 @@ fn gather_qmm_picks_the_right_expert_per_row() {
         .iter()
         .zip(&rhs)
         .flat_map(|(&l, &e)| {
-            qmm_ref(
-                &x[l as usize * k..(l as usize + 1) * k],
-                &ex.refs[e as usize],
-                1,
-                k,
-                n,
-            )
+            qmm_ref(&x[l as usize * k..(l as usize + 1) * k], &ex.refs[e as usize], 1, k, n)
         })
         .collect();
     assert_close(&vec_f32(&out), &expect, 1e-4, 1e-4);
@@ -322,13 +282,7 @@ fn gather_qmm_broadcasts_top_k_like_switch_layers() {
         .iter()
         .enumerate()
         .flat_map(|(i, &e)| {
-            qmm_ref(
-                &x[(i / 2) * k..(i / 2 + 1) * k],
-                &ex.refs[e as usize],
-                1,
-                k,
-                n,
-            )
+            qmm_ref(&x[(i / 2) * k..(i / 2 + 1) * k], &ex.refs[e as usize], 1, k, n)
         })
         .collect();
     assert_close(&vec_f32(&out), &expect, 1e-4, 1e-4);

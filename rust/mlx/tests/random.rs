@@ -21,10 +21,7 @@ fn same_key_same_numbers_different_key_different_numbers() {
     assert_eq!(k1.dtype(), Dtype::Uint32);
     assert_eq!(k1.shape(), vec![2]);
     let u = |k: &Array| {
-        random::uniform(0.0, 1.0, &[64], Dtype::Float32, Some(k))
-            .unwrap()
-            .to_vec::<f32>()
-            .unwrap()
+        random::uniform(0.0, 1.0, &[64], Dtype::Float32, Some(k)).unwrap().to_vec::<f32>().unwrap()
     };
     assert_eq!(u(&k1), u(&k1b));
     assert_ne!(u(&k1), u(&k2));
@@ -34,15 +31,9 @@ fn same_key_same_numbers_different_key_different_numbers() {
     assert!(kv[0..2] != kv[2..4] && kv[2..4] != kv[4..6]);
     // The global sequence is reproducible after seeding.
     random::seed(123).unwrap();
-    let a = random::normal(&[16], Dtype::Float32, 0.0, 1.0, None)
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
+    let a = random::normal(&[16], Dtype::Float32, 0.0, 1.0, None).unwrap().to_vec::<f32>().unwrap();
     random::seed(123).unwrap();
-    let b = random::normal(&[16], Dtype::Float32, 0.0, 1.0, None)
-        .unwrap()
-        .to_vec::<f32>()
-        .unwrap();
+    let b = random::normal(&[16], Dtype::Float32, 0.0, 1.0, None).unwrap().to_vec::<f32>().unwrap();
     assert_eq!(a, b);
 }
 
@@ -78,10 +69,8 @@ fn normal_moments() {
 #[test]
 fn randint_range_covers_all_values() {
     let k = random::key(3).unwrap();
-    let v = random::randint(-3, 4, &[2000], Dtype::Int32, Some(&k))
-        .unwrap()
-        .to_vec::<i32>()
-        .unwrap();
+    let v =
+        random::randint(-3, 4, &[2000], Dtype::Int32, Some(&k)).unwrap().to_vec::<i32>().unwrap();
     assert!(v.iter().all(|&x| (-3..4).contains(&x)));
     for want in -3..4 {
         assert!(v.contains(&want), "{want} never drawn");
@@ -92,10 +81,7 @@ fn randint_range_covers_all_values() {
 fn bernoulli_probabilities() {
     let k = random::key(4).unwrap();
     let p = arr(&[0.0f32, 1.0, 0.25], &[3]);
-    let v = random::bernoulli(&p, &[4000, 3], Some(&k))
-        .unwrap()
-        .to_vec::<bool>()
-        .unwrap();
+    let v = random::bernoulli(&p, &[4000, 3], Some(&k)).unwrap().to_vec::<bool>().unwrap();
     let col = |c: usize| v.iter().skip(c).step_by(3).filter(|&&b| b).count();
     assert_eq!(col(0), 0);
     assert_eq!(col(1), 4000);
@@ -108,14 +94,7 @@ fn categorical_follows_logits() {
     let k = random::key(5).unwrap();
     // Only index 2 has non-zero probability in row 0, only index 0 in row 1.
     let logits = arr(
-        &[
-            f32::NEG_INFINITY,
-            f32::NEG_INFINITY,
-            0.0,
-            0.0,
-            f32::NEG_INFINITY,
-            f32::NEG_INFINITY,
-        ],
+        &[f32::NEG_INFINITY, f32::NEG_INFINITY, 0.0, 0.0, f32::NEG_INFINITY, f32::NEG_INFINITY],
         &[2, 3],
     );
     let s = random::categorical(&logits, -1, Some(&k)).unwrap();
@@ -123,24 +102,15 @@ fn categorical_follows_logits() {
     assert_eq!(s.to_vec::<u32>().unwrap(), [2, 0]);
     let many = random::categorical_n(&logits, -1, 5, Some(&k)).unwrap();
     assert_eq!(many.shape(), vec![2, 5]);
-    assert_eq!(
-        many.to_vec::<u32>().unwrap(),
-        [2, 2, 2, 2, 2, 0, 0, 0, 0, 0]
-    );
+    assert_eq!(many.to_vec::<u32>().unwrap(), [2, 2, 2, 2, 2, 0, 0, 0, 0, 0]);
     // Two equal logits: both drawn, about half each (1000 expected, sd 22).
     let even = arr(&[0.0f32, 0.0], &[2]);
-    let d = random::categorical_n(&even, 0, 2000, Some(&k))
-        .unwrap()
-        .to_vec::<u32>()
-        .unwrap();
+    let d = random::categorical_n(&even, 0, 2000, Some(&k)).unwrap().to_vec::<u32>().unwrap();
     let ones = d.iter().filter(|&&i| i == 1).count() as i64;
     assert!((ones - 1000).abs() < 150, "{ones}");
     // log-probabilities [ln 0.9, ln 0.1]: about 10% ones.
     let skew = arr(&[0.9f32.ln(), 0.1f32.ln()], &[2]);
-    let d = random::categorical_n(&skew, 0, 4000, Some(&k))
-        .unwrap()
-        .to_vec::<u32>()
-        .unwrap();
+    let d = random::categorical_n(&skew, 0, 4000, Some(&k)).unwrap().to_vec::<u32>().unwrap();
     let ones = d.iter().filter(|&&i| i == 1).count() as i64;
     assert!((ones - 400).abs() < 100, "{ones}");
 }

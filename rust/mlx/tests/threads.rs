@@ -65,10 +65,7 @@ fn evaluated_arrays_move_to_threads_and_compute_there() {
         // [i 1] @ [[1 2] [3 4]] = [i + 3, 2i + 4]
         assert_eq!(v, [i + 3.0, 2.0 * i + 4.0]);
         // The result came back evaluated and is usable here.
-        assert_eq!(
-            ops::sum_all(&y, false).unwrap().item::<f32>().unwrap(),
-            3.0 * i + 7.0
-        );
+        assert_eq!(ops::sum_all(&y, false).unwrap().item::<f32>().unwrap(), 3.0 * i + 7.0);
     }
 }
 

@@ -19,7 +19,9 @@ fn main() -> ExitCode {
         };
         match graphs::evaluate(seed) {
             Ok(outputs) => text.push_str(&format!("seed {seed}\n{}", graphs::encode(&outputs))),
-            Err(e) => text.push_str(&format!("seed {seed} error {}\n", e.to_string().replace('\n', " "))),
+            Err(e) => {
+                text.push_str(&format!("seed {seed} error {}\n", e.to_string().replace('\n', " ")))
+            }
         }
         // A reader that stops early (a closed pipe) ends the run quietly.
         if out.write_all(text.as_bytes()).is_err() {

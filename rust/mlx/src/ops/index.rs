@@ -21,10 +21,5 @@ pub fn take_along_axis(a: &Array, indices: &Array, axis: i32) -> Result<Array> {
 
 /// A copy of `a` with `values` written at `indices` along `axis`.
 pub fn put_along_axis(a: &Array, indices: &Array, values: &Array, axis: i32) -> Result<Array> {
-    Array::wrap(sys::put_along_axis(
-        a.as_raw(),
-        indices.as_raw(),
-        values.as_raw(),
-        axis,
-    ))
+    Array::wrap(sys::put_along_axis(a.as_raw(), indices.as_raw(), values.as_raw(), axis))
 }

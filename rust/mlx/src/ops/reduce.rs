@@ -47,46 +47,22 @@ reductions! {
 
 /// Index of the maximum along `axis` (first one on ties), as uint32.
 pub fn argmax(a: &Array, axis: i32, keepdims: bool) -> Result<Array> {
-    Array::wrap(sys::arg_reduce(
-        ArgReduceOp::Argmax,
-        a.as_raw(),
-        axis,
-        false,
-        keepdims,
-    ))
+    Array::wrap(sys::arg_reduce(ArgReduceOp::Argmax, a.as_raw(), axis, false, keepdims))
 }
 
 /// Index of the maximum of the flattened array.
 pub fn argmax_all(a: &Array, keepdims: bool) -> Result<Array> {
-    Array::wrap(sys::arg_reduce(
-        ArgReduceOp::Argmax,
-        a.as_raw(),
-        0,
-        true,
-        keepdims,
-    ))
+    Array::wrap(sys::arg_reduce(ArgReduceOp::Argmax, a.as_raw(), 0, true, keepdims))
 }
 
 /// Index of the minimum along `axis` (first one on ties), as uint32.
 pub fn argmin(a: &Array, axis: i32, keepdims: bool) -> Result<Array> {
-    Array::wrap(sys::arg_reduce(
-        ArgReduceOp::Argmin,
-        a.as_raw(),
-        axis,
-        false,
-        keepdims,
-    ))
+    Array::wrap(sys::arg_reduce(ArgReduceOp::Argmin, a.as_raw(), axis, false, keepdims))
 }
 
 /// Index of the minimum of the flattened array.
 pub fn argmin_all(a: &Array, keepdims: bool) -> Result<Array> {
-    Array::wrap(sys::arg_reduce(
-        ArgReduceOp::Argmin,
-        a.as_raw(),
-        0,
-        true,
-        keepdims,
-    ))
+    Array::wrap(sys::arg_reduce(ArgReduceOp::Argmin, a.as_raw(), 0, true, keepdims))
 }
 
 /// exp(a - max) / sum(exp(a - max)) over `axes`. With `precise`, half-precision inputs are

@@ -75,13 +75,7 @@ pub fn slice_update(
     stop: &[i32],
     strides: &[i32],
 ) -> Result<Array> {
-    Array::wrap(sys::slice_update(
-        src.as_raw(),
-        update.as_raw(),
-        start,
-        stop,
-        strides,
-    ))
+    Array::wrap(sys::slice_update(src.as_raw(), update.as_raw(), start, stop, strides))
 }
 
 /// Joins `arrays` along an existing `axis`.

@@ -5,13 +5,7 @@ use mlx_sys::ffi::ops::ffi::{self as sys, SortOp};
 use crate::{Array, Result};
 
 fn sort_op(op: SortOp, a: &Array, k: i32, axis: Option<i32>) -> Result<Array> {
-    Array::wrap(sys::sort_op(
-        op,
-        a.as_raw(),
-        k,
-        axis.unwrap_or(0),
-        axis.is_none(),
-    ))
+    Array::wrap(sys::sort_op(op, a.as_raw(), k, axis.unwrap_or(0), axis.is_none()))
 }
 
 /// Sorted copy along `axis` (ascending).

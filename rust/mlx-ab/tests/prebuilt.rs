@@ -1,0 +1,358 @@
+//! `mlx-ab run` with prebuilt arms: the installed layout `DIR/bin/mlx-ab` + `DIR/lib` (+
+//! `DIR/include`), as shipped to a GPU machine that has no Rust toolchain. The layouts here are
+//! made from this test's own `mlx-ab` binary; it links MLX statically, so its MLX code is the
+//! worker binary itself and `lib/` is empty. Every run here has `cargo` replaced by a script
+//! that records being called and `MLX_AB_WORKSPACE` pointing nowhere, so a prebuilt run that
+//! needed either would fail. No arm is built: these tests take seconds.
+
+use serde_json::Value;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_mlx-ab");
+
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("mlx-ab-prebuilt-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Scratch(dir.canonicalize().unwrap())
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.0.join(rel)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn write_script(path: &Path, body: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// An installed layout whose worker is a copy of this test's binary.
+fn layout(scratch: &Scratch, name: &str) -> PathBuf {
+    let dir = scratch.path(name);
+    for sub in ["bin", "lib", "include"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::copy(BIN, dir.join("bin/mlx-ab")).unwrap();
+    dir
+}
+
+/// `mlx-ab` with no cargo and no workspace: `cargo` (on PATH and as `$CARGO`) is a script that
+/// leaves `cargo-was-called` behind, a fake `nvidia-smi` answers like an H200 host, and the
+/// cache (where the synthetic model is written) is fresh.
+fn mlx_ab(scratch: &Scratch) -> Command {
+    let tools = scratch.path("tools");
+    let marker = scratch.path("cargo-was-called");
+    write_script(&tools.join("cargo"), &format!("touch '{}'\nexit 101", marker.display()));
+    write_script(
+        &tools.join("nvidia-smi"),
+        "case \"$1\" in\n\
+         --query-gpu=*) echo 'NVIDIA H200, 550.54.15' ;;\n\
+         *) echo '| NVIDIA-SMI 550.54.15      Driver Version: 550.54.15      CUDA Version: 12.4     |' ;;\n\
+         esac",
+    );
+    let path = std::env::join_paths(
+        std::iter::once(tools.clone())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
+    )
+    .unwrap();
+    let mut command = Command::new(BIN);
+    command
+        .env("PATH", path)
+        .env("CARGO", tools.join("cargo"))
+        .env("MLX_AB_WORKSPACE", scratch.path("no-workspace"))
+        .env("MLX_AB_CACHE_DIR", scratch.path("cache"));
+    command
+}
+
+fn cargo_was_called(scratch: &Scratch) -> bool {
+    scratch.path("cargo-was-called").exists()
+}
+
+/// The patches this test's binary was built with, as `--a-patches` takes them.
+fn own_patches() -> String {
+    let output = Command::new(BIN).arg("info").output().unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    let info: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let patches: Vec<&str> =
+        info["patches"].as_array().unwrap().iter().map(|p| p.as_str().unwrap()).collect();
+    if patches.is_empty() {
+        "none".into()
+    } else {
+        patches.join(",")
+    }
+}
+
+const TINY: &[&str] = &[
+    "run",
+    "--preset",
+    "tiny",
+    "--prompt-len",
+    "48",
+    "--prefill-chunk",
+    "16",
+    "--gen-len",
+    "6",
+    "--pairs",
+    "2",
+    "--warmup",
+    "1",
+];
+
+fn describe(output: &Output) -> String {
+    format!(
+        "status {:?}\nstdout:\n{}\nstderr:\n{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+#[test]
+fn info_says_where_mlx_is_and_that_there_is_no_gpu() {
+    let output = Command::new(BIN).arg("info").output().unwrap();
+    let info: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let exe = Path::new(BIN).canonicalize().unwrap();
+    // Static build: MLX's code is in the binary itself.
+    assert_eq!(info["library_path"], exe.display().to_string());
+    assert_eq!(info["gpu_available"], false);
+    assert!(info["gpu"].is_null());
+}
+
+#[test]
+fn two_prebuilt_arms_run_without_cargo_or_workspace() {
+    let scratch = Scratch::new("run");
+    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+    let patches = own_patches();
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = mlx_ab(&scratch)
+        .args(TINY)
+        .args(["--a-patches", &patches, "--b-patches", &patches])
+        .arg("--a-prebuilt")
+        .arg(&a)
+        .arg("--b-prebuilt")
+        .arg(&b)
+        .arg("--json")
+        .arg(&json)
+        .arg("--md")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    assert!(!cargo_was_called(&scratch), "a prebuilt run must not call cargo");
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["verdict"], "identical");
+    assert_eq!(r["nondeterministic_arms"], serde_json::json!([]));
+    for (name, dir) in [("A", &a), ("B", &b)] {
+        let arm = &r["arms"][name];
+        assert_eq!(arm["prebuilt"], true, "{name}");
+        assert_eq!(arm["build_dir"], dir.display().to_string());
+        assert_eq!(arm["worker"], dir.join("bin/mlx-ab").display().to_string());
+        assert_eq!(arm["device"], "cpu", "no GPU here: the default is the CPU");
+        // Each arm ran its own copy: MLX code from its own layout.
+        assert_eq!(arm["mlx"]["library_path"], dir.join("bin/mlx-ab").display().to_string());
+        assert_eq!(arm["mlx"]["gpu_available"], false);
+        assert_eq!(arm["self_divergence"]["compared"], 2); // warm-up + 2 pairs, against the first
+        assert_eq!(arm["self_divergence"]["differing"], 0);
+    }
+    assert_eq!(r["ab_divergence"]["compared"], 2);
+    assert_eq!(r["ab_divergence"]["kl_max"], 0.0);
+    let nvidia = &r["provenance"]["nvidia"];
+    assert_eq!(nvidia["nvidia_smi"], true);
+    assert_eq!(nvidia["gpus"][0]["name"], "NVIDIA H200");
+    assert_eq!(nvidia["gpus"][0]["driver_version"], "550.54.15");
+    assert_eq!(nvidia["cuda_version"], "12.4");
+    assert_eq!(r["provenance"]["repo_commit"], "unknown", "no workspace was reachable");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("**Outputs identical** (on cpu)"), "{markdown}");
+    assert!(
+        markdown.contains("NVIDIA: 1x NVIDIA H200 (driver 550.54.15); CUDA 12.4"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(&format!("prebuilt worker `{}`", a.join("bin/mlx-ab").display())),
+        "{markdown}"
+    );
+    // The synthetic model went into the given cache.
+    assert!(scratch.path("cache/models").is_dir());
+}
+
+#[test]
+fn a_prebuilt_worker_running_another_mlx_is_refused_and_lib_comes_first() {
+    let scratch = Scratch::new("foreign");
+    let a = layout(&scratch, "arm-a");
+    // Arm B's worker is a wrapper that records its library path and runs an MLX outside B.
+    let b = scratch.path("arm-b");
+    std::fs::create_dir_all(b.join("lib")).unwrap();
+    let (seen, ptx) = (scratch.path("b-library-path"), scratch.path("b-ptx-cache"));
+    write_script(
+        &b.join("bin/mlx-ab"),
+        &format!(
+            "echo \"$LD_LIBRARY_PATH\" > '{}'\necho \"$MLX_PTX_CACHE_DIR\" > '{}'\nexec '{BIN}' \"$@\"",
+            seen.display(),
+            ptx.display()
+        ),
+    );
+    let patches = own_patches();
+    let json = scratch.path("report.json");
+    let output = mlx_ab(&scratch)
+        .env("LD_LIBRARY_PATH", "/driver/lib")
+        .args(TINY)
+        .args(["--a-patches", &patches, "--b-patches", &patches])
+        .arg("--a-prebuilt")
+        .arg(&a)
+        .arg("--b-prebuilt")
+        .arg(&b)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let message = stderr(&output);
+    assert!(message.contains("arm B") && message.contains("not from"), "{message}");
+    assert!(
+        message.contains(&Path::new(BIN).canonicalize().unwrap().display().to_string()),
+        "{message}"
+    );
+    assert!(!json.exists(), "no partial report");
+    assert!(!cargo_was_called(&scratch));
+    // B's own lib/ came first, then what the driver had.
+    let seen = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(seen.trim(), format!("{}:/driver/lib", b.join("lib").display()));
+    // And its own JIT kernel cache (MLX's CUDA cache is keyed by MLX version and kernel name only).
+    let ptx = std::fs::read_to_string(&ptx).unwrap();
+    assert!(ptx.trim().starts_with(&scratch.path("cache/runs").display().to_string()), "{ptx}");
+    assert!(ptx.trim().ends_with("ptx-B"), "{ptx}");
+}
+
+#[test]
+fn patches_of_a_prebuilt_arm_are_checked() {
+    let scratch = Scratch::new("patches");
+    let a = layout(&scratch, "arm-a");
+    let b = layout(&scratch, "arm-b");
+    let wrong = if own_patches() == "none" { "all" } else { "none" };
+    let output = mlx_ab(&scratch)
+        .args(TINY)
+        .args(["--a-patches", wrong, "--b-patches", wrong])
+        .arg("--a-prebuilt")
+        .arg(&a)
+        .arg("--b-prebuilt")
+        .arg(&b)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let message = stderr(&output);
+    assert!(
+        message.contains("arm A asked for patches") && message.contains("prebuilt"),
+        "{message}"
+    );
+    assert!(!cargo_was_called(&scratch));
+}
+
+#[test]
+fn bad_prebuilt_layouts_exit_2_before_anything_runs() {
+    let scratch = Scratch::new("layouts");
+    let run = |args: &[&str]| mlx_ab(&scratch).arg("run").args(args).output().unwrap();
+    let missing = scratch.path("missing").display().to_string();
+    let output = run(&["--a-prebuilt", &missing]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--a-prebuilt"), "{}", describe(&output));
+
+    let no_bin = scratch.path("no-bin");
+    std::fs::create_dir_all(no_bin.join("lib")).unwrap();
+    let output = run(&["--b-prebuilt", no_bin.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("bin/mlx-ab"), "{}", describe(&output));
+
+    let no_lib = scratch.path("no-lib");
+    std::fs::create_dir_all(no_lib.join("bin")).unwrap();
+    std::fs::copy(BIN, no_lib.join("bin/mlx-ab")).unwrap();
+    let output = run(&["--a-prebuilt", no_lib.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("no library directory"), "{}", describe(&output));
+
+    // A prebuilt arm cannot also be built from another source or with extra patches.
+    let arm = layout(&scratch, "arm");
+    let output = run(&["--a-prebuilt", arm.to_str().unwrap(), "--a-src", "/tmp"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("cannot be used with"), "{}", describe(&output));
+    assert!(!cargo_was_called(&scratch));
+    assert!(!scratch.path("cache/models").exists(), "refused before the model is written");
+}
+
+#[test]
+fn device_gpu_without_a_gpu_is_a_clear_error() {
+    let scratch = Scratch::new("gpu");
+    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+    let patches = own_patches();
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = mlx_ab(&scratch)
+        .args(TINY)
+        .args(["--device", "gpu", "--a-patches", &patches, "--b-patches", &patches])
+        .arg("--a-prebuilt")
+        .arg(&a)
+        .arg("--b-prebuilt")
+        .arg(&b)
+        .arg("--json")
+        .arg(&json)
+        .arg("--md")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let message = stderr(&output);
+    assert!(message.contains("--device gpu") && message.contains("no GPU"), "{message}");
+    assert!(!json.exists() && !md.exists(), "no partial report");
+    assert!(output.stdout.is_empty(), "no summary either: {}", describe(&output));
+
+    // generate, in this process's own MLX: the same refusal; --device cpu works.
+    let model = scratch.path("model");
+    let made = Command::new(BIN)
+        .args(["make-model", "--preset", "tiny", "--out"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", describe(&made));
+    let generate = |device: &str| {
+        Command::new(BIN)
+            .args([
+                "generate",
+                "--tokens",
+                "1,2,3",
+                "--max-tokens",
+                "2",
+                "--device",
+                device,
+                "--model",
+            ])
+            .arg(&model)
+            .output()
+            .unwrap()
+    };
+    let output = generate("gpu");
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert!(stderr(&output).contains("--device gpu"), "{}", describe(&output));
+    let output = generate("cpu");
+    assert!(output.status.success(), "{}", describe(&output));
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(result["device"], "cpu");
+    let output = generate("tpu");
+    assert_eq!(output.status.code(), Some(2), "clap refuses an unknown device");
+}
