@@ -68,7 +68,8 @@ pub fn locate() -> Fallible<Toolkit> {
     if let Some(dir) = std::env::var_os("MLX_CUDA_DEPS_DIR").map(PathBuf::from) {
         for (folder, name, needed) in DEPS {
             let path = dir.join(folder);
-            if path.join("CMakeLists.txt").is_file() || (path.is_dir() && !needed) {
+            // An unpacked archive: a non-empty folder (CCCL's has no CMakeLists.txt of its own).
+            if std::fs::read_dir(&path).is_ok_and(|mut d| d.next().is_some()) {
                 deps.push((name.to_string(), path));
             } else if needed {
                 missing.push(format!(
