@@ -10,9 +10,11 @@ fn series_files() -> Vec<PathBuf> {
     series::entries().iter().map(|e| series::patch_dir().join(e.file_name)).collect()
 }
 
-/// A cargo command for a nested build: the outer cargo's jobserver and target dir stay out.
-fn nested_cargo(target: &str) -> Command {
+/// `cargo build -p mlx-sys --no-default-features` in a scratch target dir, nested in this test:
+/// the outer cargo's jobserver and target dir stay out.
+fn nested_mlx_sys_build(target: &str) -> Command {
     let mut cargo = Command::new(env!("CARGO"));
+    cargo.args(["build", "--offline", "-p", "mlx-sys", "--no-default-features"]);
     for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
         cargo.env_remove(name);
     }
@@ -82,16 +84,8 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
 /// Without nvcc and cuDNN, the `cuda` feature stops at once with one message naming both.
 #[test]
 fn cuda_feature_without_a_toolkit_names_what_is_missing() {
-    let output = nested_cargo("no-cuda")
-        .args([
-            "build",
-            "--offline",
-            "-p",
-            "mlx-sys",
-            "--no-default-features",
-            "--features",
-            "cuda",
-        ])
+    let output = nested_mlx_sys_build("no-cuda")
+        .args(["--features", "cuda"])
         .env("CUDA_HOME", "/nonexistent/cuda")
         .env("CUDNN_ROOT", "/nonexistent/cudnn")
         .output()
@@ -123,11 +117,8 @@ fn a_patch_that_does_not_apply_stops_the_build_naming_patch_and_file() {
     let bogus = scratch.path().join("0099-bogus.patch");
     let hunk = "--- a/mlx/array.h\n+++ b/mlx/array.h\n@@ -1,3 +1,3 @@\n-no such line\n+x\n a\n b\n";
     std::fs::write(&bogus, hunk).unwrap();
-    let output = nested_cargo("bogus-patch")
-        .args(["build", "--offline", "-p", "mlx-sys", "--no-default-features"])
-        .env("MLX_EXTRA_PATCHES", &bogus)
-        .output()
-        .unwrap();
+    let output =
+        nested_mlx_sys_build("bogus-patch").env("MLX_EXTRA_PATCHES", &bogus).output().unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(!output.status.success(), "the build must stop:\n{stderr}");
     assert!(stderr.contains("patch 0099-bogus.patch"), "names the patch:\n{stderr}");
