@@ -38,7 +38,7 @@ fn value(rng: &mut Rng) -> f32 {
         4 => 0.0,
         5 => f32::MIN_POSITIVE / 4.0, // subnormal in f32
         6 => 1.0e30,
-        _ => (rng.next() >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0,
+        _ => (rng.next_u64() >> 40) as f32 / (1u64 << 24) as f32 * 8.0 - 4.0,
     }
 }
 

@@ -20,8 +20,11 @@ use std::sync::{Mutex, MutexGuard};
 
 static SERIAL: Mutex<()> = Mutex::new(());
 
+/// One case at a time (peak-memory checks), on the CPU device.
 fn serial() -> MutexGuard<'static, ()> {
-    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+    let guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    mlx_tests::on_cpu();
+    guard
 }
 
 const FLOATS: [Dtype; 4] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16, Dtype::Float64];

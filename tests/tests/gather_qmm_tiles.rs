@@ -141,7 +141,7 @@ fn weights(rng: &mut Rng, case: &Case, experts: usize) -> (Array, Array, Option<
     let nasty = |i: usize, per: usize| experts > 1 && i / per == experts - 1;
     let w: Vec<u32> = (0..experts * w_per_expert)
         .map(|i| {
-            let mut v = rng.next() as u32;
+            let mut v = rng.next_u64() as u32;
             if q.mode == QuantMode::Mxfp8 && !nasty(i, w_per_expert) {
                 // No e4m3 NaN codes (0x7f, 0xff) here.
                 for byte in 0..4 {
@@ -160,7 +160,7 @@ fn weights(rng: &mut Rng, case: &Case, experts: usize) -> (Array, Array, Option<
         let scales: Vec<u8> = (0..experts * s_per_expert)
             .map(|i| {
                 if nasty(i, s_per_expert) && rng.below(8) == 0 {
-                    rng.next() as u8 // any encoding, NaN included
+                    rng.next_u64() as u8 // any encoding, NaN included
                 } else if q.mode == QuantMode::Nvfp4 {
                     0x20 + rng.below(0x20) as u8 // e4m3 near 1
                 } else {
@@ -220,6 +220,7 @@ fn bits(a: &Array) -> Vec<u32> {
 }
 
 fn check(case: &Case) -> Result<(), String> {
+    mlx_tests::on_cpu();
     let mut rng = Rng(case.seed);
     let experts = case.runs.len();
     let rows: usize = case.runs.iter().sum();
@@ -336,6 +337,7 @@ fn empty_gather() {
 /// float64 has no quantized CPU kernel: sorted and unsorted both fail, with MLX's message.
 #[test]
 fn float64_is_refused_the_same_way() {
+    mlx_tests::on_cpu();
     let q = Quant { mode: QuantMode::Affine, bits: 4, group_size: 64 };
     let w = Array::from_slice(&[0x1234_5678u32; 2 * 8 * 8], &[2, 8, 8]).unwrap();
     let s = Array::from_slice(&[0.5f64; 2 * 8], &[2, 8, 1]).unwrap();
