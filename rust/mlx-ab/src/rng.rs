@@ -1,5 +1,5 @@
-//! A small seeded generator (SplitMix64) so bootstrap intervals are reproducible from the seed
-//! recorded in the report, without a dependency.
+//! A small seeded generator (SplitMix64, `mlx_model::splitmix64`) so bootstrap intervals are
+//! reproducible from the seed recorded in the report.
 
 pub struct SplitMix64(u64);
 
@@ -9,11 +9,7 @@ impl SplitMix64 {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
+        mlx_model::splitmix64(&mut self.0)
     }
 
     /// Uniform in `0..n` (multiply-shift; the bias is below 2^-64 * n, negligible here).

@@ -33,7 +33,7 @@ pub use config::{ModelConfig, ModelKind, QuantSpec, QuantizationConfig};
 pub use error::{Error, Result};
 pub use generate::{generate, Generation};
 pub use model::Model;
-pub use prompt::synthetic_prompt;
+pub use prompt::{splitmix64, synthetic_prompt};
 pub use synthetic::{
     preset_config, preset_description, preset_run_shape, presets, write_synthetic, RunShape,
 };
