@@ -113,9 +113,7 @@ pub fn file_name(path: &Path) -> String {
         .map_or_else(|| path.display().to_string(), |n| n.to_string_lossy().into_owned())
 }
 
-pub fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use mlx_build::digest::hex;
 
 #[cfg(test)]
 mod tests {
