@@ -16,13 +16,21 @@ fn scratch(name: &str) -> PathBuf {
     dir
 }
 
-/// `run` on the tiny model with small shapes; returns the process output and the JSON report.
-fn run_tiny(name: &str, extra_args: &[&str]) -> (Output, Option<Value>) {
+/// Small shapes: quick, but below every patch's threshold.
+const SMALL: [&str; 4] = ["--prompt-len", "48", "--prefill-chunk", "16"];
+/// Shapes that engage all three patches on the tiny model (8 experts, top-2): 512 attention rows
+/// per chunk (the long-row causal softmax), 1024 expert rows (>= 64: SwitchGLU sorts them, the
+/// tiled gather_qmm) at 128 rows per expert, and every eval.
+const ENGAGING: [&str; 4] = ["--prompt-len", "520", "--prefill-chunk", "512"];
+
+/// `run` on the tiny model; returns the process output and the JSON report.
+fn run_tiny(name: &str, shape: [&str; 4], extra_args: &[&str]) -> (Output, Option<Value>) {
     let dir = scratch(name);
     let json = dir.join("report.json");
     let md = dir.join("report.md");
     let output = mlx_ab()
-        .args(["run", "--preset", "tiny", "--prompt-len", "48", "--prefill-chunk", "16"])
+        .args(["run", "--preset", "tiny"])
+        .args(shape)
         .args(["--gen-len", "6", "--pairs", "2", "--warmup", "1"])
         .arg("--json")
         .arg(&json)
@@ -63,7 +71,7 @@ fn check_arm_samples(report: &Value, arm: &str, pairs: usize) {
 
 #[test]
 fn stock_against_all_patches_is_identical() {
-    let (output, report) = run_tiny("identical", &[]);
+    let (output, report) = run_tiny("identical", ENGAGING, &[]);
     assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
     let r = report.expect("report written");
     assert_eq!(r["pairs"], 2);
@@ -97,8 +105,12 @@ fn stock_against_all_patches_is_identical() {
     }
     assert!(p["host"]["logical_cpus"].as_u64().unwrap() >= 1);
     assert_eq!(r["arms"]["A"]["mlx"]["source_digest"].as_str().unwrap().len(), 64);
-    assert_eq!(r["workload"]["prompt_len"], 48);
+    assert_eq!(r["workload"]["prompt_len"], 520);
     assert_eq!(r["workload"]["gen_len"], 6);
+    // Every patch's path ran: no coverage warning (the sign test's few-pairs warning aside).
+    let warnings: Vec<&str> =
+        r["warnings"].as_array().unwrap().iter().map(|w| w.as_str().unwrap()).collect();
+    assert!(warnings.iter().all(|w| w.contains("pairs")), "{warnings:?}");
 }
 
 #[test]
@@ -106,7 +118,7 @@ fn a_perturbed_softmax_is_reported_as_a_divergence() {
     let patch = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/perturb-softmax.patch");
     let patch = patch.to_str().unwrap();
     let (output, report) =
-        run_tiny("perturbed", &["--b-patches", "none", "--b-extra-patch", patch]);
+        run_tiny("perturbed", SMALL, &["--b-patches", "none", "--b-extra-patch", patch]);
     assert_eq!(output.status.code(), Some(1), "{}", describe(&output));
     let r = report.expect("report written");
     assert_eq!(r["logits_bitwise_identical"], false);
