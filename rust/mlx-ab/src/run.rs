@@ -121,22 +121,14 @@ fn run_arms(
     specs: [&ArmSpec; 2],
     run_dir: &Path,
 ) -> Result<(Tally, Ready, Ready), String> {
-    let (mut worker_a, ready_a) = Worker::start(
-        "A",
-        &binaries[0].binary,
-        &worker_env("A", binaries[0], run_dir),
-        job,
-        run_dir,
-    )?;
-    check_arm("A", specs[0], binaries[0], &ready_a)?;
-    let (mut worker_b, ready_b) = Worker::start(
-        "B",
-        &binaries[1].binary,
-        &worker_env("B", binaries[1], run_dir),
-        job,
-        run_dir,
-    )?;
-    check_arm("B", specs[1], binaries[1], &ready_b)?;
+    let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
+        let env = worker_env(name, binaries[i], run_dir);
+        let (worker, ready) = Worker::start(name, &binaries[i].binary, &env, job, run_dir)?;
+        check_arm(name, specs[i], binaries[i], &ready)?;
+        Ok((worker, ready))
+    };
+    let (mut worker_a, ready_a) = start(0, "A")?;
+    let (mut worker_b, ready_b) = start(1, "B")?;
     check_same_footing(&ready_a, &ready_b)?;
     let tally = execute(args, &mut worker_a, &mut worker_b, run_dir)?;
     worker_a.quit()?;

@@ -53,6 +53,14 @@ fn layout(scratch: &Scratch, name: &str) -> PathBuf {
 /// `mlx-ab` with no cargo and no workspace: `cargo` (on PATH and as `$CARGO`) is a script that
 /// leaves `cargo-was-called` behind, a fake `nvidia-smi` answers like an H200 host, and the
 /// cache (where the synthetic model is written) is fresh.
+/// `mlx-ab run` on the tiny shapes with two prebuilt arms, both asking for `patches`.
+fn run_prebuilt(scratch: &Scratch, a: &Path, b: &Path, patches: &str) -> Command {
+    let mut command = mlx_ab(scratch);
+    command.args(TINY).args(["--a-patches", patches, "--b-patches", patches]);
+    command.arg("--a-prebuilt").arg(a).arg("--b-prebuilt").arg(b);
+    command
+}
+
 fn mlx_ab(scratch: &Scratch) -> Command {
     let tools = scratch.path("tools");
     let marker = scratch.path("cargo-was-called");
@@ -142,13 +150,7 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
     let patches = own_patches();
     let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = mlx_ab(&scratch)
-        .args(TINY)
-        .args(["--a-patches", &patches, "--b-patches", &patches])
-        .arg("--a-prebuilt")
-        .arg(&a)
-        .arg("--b-prebuilt")
-        .arg(&b)
+    let output = run_prebuilt(&scratch, &a, &b, &patches)
         .arg("--json")
         .arg(&json)
         .arg("--md")
@@ -212,14 +214,8 @@ fn a_prebuilt_worker_running_another_mlx_is_refused_and_lib_comes_first() {
     );
     let patches = own_patches();
     let json = scratch.path("report.json");
-    let output = mlx_ab(&scratch)
+    let output = run_prebuilt(&scratch, &a, &b, &patches)
         .env("LD_LIBRARY_PATH", "/driver/lib")
-        .args(TINY)
-        .args(["--a-patches", &patches, "--b-patches", &patches])
-        .arg("--a-prebuilt")
-        .arg(&a)
-        .arg("--b-prebuilt")
-        .arg(&b)
         .arg("--json")
         .arg(&json)
         .output()
@@ -248,15 +244,7 @@ fn patches_of_a_prebuilt_arm_are_checked() {
     let a = layout(&scratch, "arm-a");
     let b = layout(&scratch, "arm-b");
     let wrong = if own_patches() == "none" { "all" } else { "none" };
-    let output = mlx_ab(&scratch)
-        .args(TINY)
-        .args(["--a-patches", wrong, "--b-patches", wrong])
-        .arg("--a-prebuilt")
-        .arg(&a)
-        .arg("--b-prebuilt")
-        .arg(&b)
-        .output()
-        .unwrap();
+    let output = run_prebuilt(&scratch, &a, &b, wrong).output().unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
     let message = stderr(&output);
     assert!(
@@ -303,13 +291,8 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
     let patches = own_patches();
     let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = mlx_ab(&scratch)
-        .args(TINY)
-        .args(["--device", "gpu", "--a-patches", &patches, "--b-patches", &patches])
-        .arg("--a-prebuilt")
-        .arg(&a)
-        .arg("--b-prebuilt")
-        .arg(&b)
+    let output = run_prebuilt(&scratch, &a, &b, &patches)
+        .args(["--device", "gpu"])
         .arg("--json")
         .arg(&json)
         .arg("--md")
