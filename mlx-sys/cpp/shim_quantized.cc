@@ -40,8 +40,15 @@ std::unique_ptr<array> quantized_matmul(
     const array& x, const array& w, const array& scales, const array* biases, bool transpose,
     OptionalInt group_size, OptionalInt bits, rust::Str mode) {
   MLX_SYS_LOCK;
-  return wrap(mc::quantized_matmul(
-      x, w, scales, opt(biases), transpose, opt_int(group_size), opt_int(bits), std::string(mode)));
+  auto out = mc::quantized_matmul(
+      x, w, scales, opt(biases), transpose, opt_int(group_size), opt_int(bits), std::string(mode));
+  // MLX v0.32.4's CPU kernel divides by the row count, so x without rows kills the process
+  // with SIGFPE (reports/upstream/quantized-matmul-empty-sigfpe.md). An empty product needs no
+  // kernel: return the empty array of the shape and dtype MLX inferred.
+  if (out.size() == 0) {
+    return wrap(mc::zeros(out.shape(), out.dtype()));
+  }
+  return wrap(std::move(out));
 }
 
 std::unique_ptr<array> gather_qmm(

@@ -2,10 +2,11 @@
 //!
 //! [`evaluate`] builds the same graph for the same seed in any process: its own PRNG and
 //! host-made inputs (NaN, ±inf, -0, subnormals, empty and 1-sized dimensions, f32/f16/bf16),
-//! ops spread over two CPU streams, non-contiguous views, multi-output ops, wide fan-in and
-//! fan-out, `gather_mm` without lhs indices (repeated shapes hit the eval-walk patch's
-//! identity-index cache), and a seed-chosen mix of partial `eval` / `async_eval` calls while the
-//! graph grows. It returns every output's dtype, shape and bytes.
+//! ops spread over two streams of one device ([`device`]: the CPU unless asked otherwise),
+//! non-contiguous views, multi-output ops, wide fan-in and fan-out, `gather_mm` without lhs
+//! indices (repeated shapes hit the eval-walk patch's identity-index cache), and a seed-chosen
+//! mix of partial `eval` / `async_eval` calls while the graph grows. It returns every output's
+//! dtype, shape and bytes.
 //!
 //! A build with the eval-walk patch and a stock build must agree bit for bit: the patch changes
 //! how MLX walks the graph and where identity indices come from, not what is computed.
@@ -76,7 +77,7 @@ fn shapes(rows: i32, cols: i32) -> Vec<Vec<i32>> {
 pub struct Stats {
     /// Ops added to the graph.
     pub ops: usize,
-    /// CPU streams the ops are spread over (1 or 2).
+    /// Streams the ops are spread over (1 or 2).
     pub streams: usize,
     /// gather_mm calls without lhs indices.
     pub gathers: usize,
@@ -241,7 +242,16 @@ impl Builder {
     }
 }
 
-/// A second CPU stream of this thread, made once: each MLX stream keeps a thread.
+/// The device the graphs run on: the CPU, or the GPU when `MLX_TESTS_GRAPH_DEVICE=gpu` (set by
+/// scripts/gpu/run, so that the eval walk is compared with stock on GPU streams too).
+pub fn device() -> Device {
+    match std::env::var("MLX_TESTS_GRAPH_DEVICE").as_deref() {
+        Ok("gpu") => Device::gpu(0),
+        _ => Device::cpu(),
+    }
+}
+
+/// A second stream of this thread on [`device`], made once: each MLX stream keeps a thread.
 fn second_stream() -> Result<Stream> {
     thread_local! {
         static SECOND: std::cell::OnceCell<Stream> = const { std::cell::OnceCell::new() };
@@ -249,7 +259,7 @@ fn second_stream() -> Result<Stream> {
     SECOND.with(|cell| match cell.get() {
         Some(s) => Ok(s.clone()),
         None => {
-            let s = Stream::new(Device::cpu())?;
+            let s = Stream::new(device())?;
             Ok(cell.get_or_init(|| s).clone())
         }
     })
@@ -276,7 +286,7 @@ pub fn evaluate_with_stats(seed: u64) -> Result<(Vec<Output>, Stats)> {
     let mut rng = Rng(seed);
     let rows = *rng.pick(&[0, 1, 2, 3, 4, 5, 6]);
     let cols = *rng.pick(&[1, 2, 3, 4]);
-    let mut streams = vec![Stream::default_for(Device::cpu())?];
+    let mut streams = vec![Stream::default_for(device())?];
     if rng.chance(2) {
         streams.push(second_stream()?);
     }

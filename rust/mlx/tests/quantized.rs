@@ -188,6 +188,26 @@ fn quantized_matmul_matches_dequantized_reference() {
     assert_close(&vec_f32(&out), &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n), 1e-4, 1e-4);
 }
 
+/// x without rows: an empty product (MLX v0.32.4's CPU kernel alone would die of SIGFPE here;
+/// the binding answers without it, see `empty_quantized_matmul_still_crashes_stock_kernel`).
+#[test]
+fn quantized_matmul_of_no_rows_is_empty() {
+    let p = QuantParams::affine(64, 4);
+    let w = arr(&pseudo_random(8 * 64, 3), &[8, 64]);
+    let q = quantized::quantize(&w, p).unwrap();
+    for x_shape in [vec![0, 64], vec![2, 0, 64], vec![0, 3, 64]] {
+        let x = Array::from_slice::<f32>(&[], &x_shape).unwrap();
+        let out =
+            quantized::quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, p)
+                .unwrap();
+        let mut expected = x_shape.clone();
+        *expected.last_mut().unwrap() = 8;
+        assert_eq!(out.shape(), expected);
+        assert_eq!(out.dtype(), Dtype::Float32);
+        assert!(out.to_vec::<f32>().unwrap().is_empty());
+    }
+}
+
 struct Experts {
     k: usize,
     n: usize,

@@ -1,0 +1,162 @@
+//! `op-bench`: one arm's worker for cross-build op benchmarks (scripts/op_ab.py starts one per
+//! arm, each against its own libmlx, and interleaves their requests). Inputs come from MLX's
+//! keyed generator, so every arm computes on the same bits; each reply carries a digest of the
+//! output bits, so the driver checks the arms agree bit for bit at every point it times.
+//!
+//! Requests, one per line on stdin (replies, one line each on stdout):
+//!   gather_qmm MODE PROJ ROWS_PER_EXPERT CALLS REPS
+//!       sorted-rhs gather_qmm with Qwen3-30B-A3B expert shapes (128 experts, hidden 2048,
+//!       expert width 768): PROJ `up` is 2048 -> 768, `down` 768 -> 2048; MODE `affine4`
+//!       (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations; 128 * ROWS_PER_EXPERT rows.
+//!   sdpa DTYPE HEADS Q_LEN KV_LEN CALLS REPS
+//!       causal scaled_dot_product_attention, head dim 128, on `float32` / `float16` / `bfloat16`.
+//!   quit
+//! Each timed request evaluates CALLS independent calls as one graph, REPS times; the reply is
+//! `ok SECONDS_PER_CALL PEAK_BYTES DIGEST` (median over the reps) or `error MESSAGE`.
+
+use mlx::fast::{scaled_dot_product_attention, AttentionMask};
+use mlx::quantized::{gather_qmm, quantize, QuantMode, QuantParams, Quantized};
+use mlx::{memory, random, Array, Dtype, Result};
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::time::Instant;
+
+const EXPERTS: i32 = 128;
+const HIDDEN: i32 = 2048;
+const EXPERT_WIDTH: i32 = 768;
+const HEAD_DIM: i32 = 128;
+
+fn params(mode: &str) -> std::result::Result<QuantParams, String> {
+    let (mode, group_size, bits) = match mode {
+        "affine4" => (QuantMode::Affine, 64, 4),
+        "mxfp4" => (QuantMode::Mxfp4, 32, 4),
+        "nvfp4" => (QuantMode::Nvfp4, 16, 4),
+        "mxfp8" => (QuantMode::Mxfp8, 32, 8),
+        _ => return Err(format!("unknown mode {mode:?} (affine4, mxfp4, nvfp4, mxfp8)")),
+    };
+    Ok(QuantParams { group_size: Some(group_size), bits: Some(bits), mode })
+}
+
+fn normal(shape: &[i32], dtype: Dtype, scale: f32, seed: u64) -> Result<Array> {
+    random::normal(shape, dtype, 0.0, scale, Some(&random::key(seed)?))
+}
+
+/// FNV-1a over the output's f32 bits (every float dtype widens to f32 exactly).
+fn digest(a: &Array) -> Result<u64> {
+    let values = a.astype(Dtype::Float32)?.to_vec::<f32>()?;
+    Ok(values
+        .iter()
+        .flat_map(|v| v.to_bits().to_le_bytes())
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
+}
+
+/// Evaluates `make()` `reps` times; median seconds per call, peak memory, digest of one output.
+fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<String> {
+    let mut seconds = Vec::with_capacity(reps);
+    let mut first = None;
+    memory::reset_peak_memory();
+    for _ in 0..reps.max(1) {
+        let outputs = (0..calls.max(1)).map(|_| make()).collect::<Result<Vec<_>>>()?;
+        let start = Instant::now();
+        mlx::eval(&outputs)?;
+        mlx::stream::synchronize()?;
+        seconds.push(start.elapsed().as_secs_f64() / outputs.len() as f64);
+        first.get_or_insert_with(|| outputs[0].clone());
+    }
+    seconds.sort_by(f64::total_cmp);
+    let median = seconds[seconds.len() / 2];
+    let digest = digest(first.as_ref().expect("at least one rep"))?;
+    Ok(format!("ok {median:.9e} {} {digest:016x}", memory::peak_memory()))
+}
+
+/// Quantized expert weights, made once per (mode, projection).
+type Weights = HashMap<(String, String), (Quantized, QuantParams, i32)>;
+
+fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<String, String> {
+    let [mode, proj, rows, calls, reps] = args else {
+        return Err("gather_qmm wants MODE PROJ ROWS_PER_EXPERT CALLS REPS".into());
+    };
+    let (rows, calls, reps) = (number(rows)?, number(calls)?, number(reps)?);
+    let (n, k) = match *proj {
+        "up" => (EXPERT_WIDTH, HIDDEN),
+        "down" => (HIDDEN, EXPERT_WIDTH),
+        _ => return Err(format!("unknown projection {proj:?} (up, down)")),
+    };
+    let key = (mode.to_string(), proj.to_string());
+    if !weights.contains_key(&key) {
+        let p = params(mode)?;
+        let w = normal(&[EXPERTS, n, k], Dtype::Bfloat16, 0.05, 11).map_err(err)?;
+        let q = quantize(&w, p).map_err(err)?;
+        let mut parts = vec![&q.weights, &q.scales];
+        parts.extend(q.biases.as_ref());
+        mlx::eval(&parts).map_err(err)?;
+        weights.insert(key.clone(), (q, p, k));
+    }
+    let (q, p, k) = &weights[&key];
+    let m = EXPERTS * rows as i32;
+    let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
+    let experts: Vec<u32> = (0..m as u32).map(|i| i / rows as u32).collect();
+    let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
+    mlx::eval(&[&x, &rhs]).map_err(err)?;
+    let make = || {
+        gather_qmm(&x, &q.weights, &q.scales, q.biases.as_ref(), None, Some(&rhs), true, *p, true)
+    };
+    time(calls, reps, make).map_err(err)
+}
+
+fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
+    let [dtype, heads, q_len, kv_len, calls, reps] = args else {
+        return Err("sdpa wants DTYPE HEADS Q_LEN KV_LEN CALLS REPS".into());
+    };
+    let dtype = match *dtype {
+        "float32" => Dtype::Float32,
+        "float16" => Dtype::Float16,
+        "bfloat16" => Dtype::Bfloat16,
+        _ => return Err(format!("unknown dtype {dtype:?} (float32, float16, bfloat16)")),
+    };
+    let [heads, q_len, kv_len] =
+        [number(heads)?, number(q_len)?, number(kv_len)?].map(|v| v as i32);
+    let q = normal(&[1, heads, q_len, HEAD_DIM], dtype, 1.0, 21).map_err(err)?;
+    let k = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 22).map_err(err)?;
+    let v = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 23).map_err(err)?;
+    mlx::eval(&[&q, &k, &v]).map_err(err)?;
+    let scale = 1.0 / (HEAD_DIM as f32).sqrt();
+    let make = || scaled_dot_product_attention(&q, &k, &v, scale, AttentionMask::Causal, None);
+    time(number(calls)?, number(reps)?, make).map_err(err)
+}
+
+fn number(s: &str) -> std::result::Result<usize, String> {
+    s.parse::<usize>()
+        .ok()
+        .filter(|&v| v > 0)
+        .ok_or_else(|| format!("not a positive integer: {s:?}"))
+}
+
+fn err(e: mlx::Error) -> String {
+    e.to_string().replace('\n', " ")
+}
+
+fn main() {
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = mlx::backend::check_loaded_build() {
+        let _ = writeln!(out, "error {}", err(e));
+        std::process::exit(2);
+    }
+    let mut weights = Weights::new();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { break };
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let reply = match words.split_first() {
+            None => continue,
+            Some((&"quit", _)) => break,
+            Some((&"gather_qmm", args)) => gather_case(&mut weights, args),
+            Some((&"sdpa", args)) => sdpa_case(args),
+            Some((what, _)) => Err(format!("unknown request {what:?}")),
+        };
+        let line = reply.unwrap_or_else(|e| format!("error {e}"));
+        // A closed pipe means the driver is gone.
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            break;
+        }
+    }
+}
