@@ -27,6 +27,8 @@ std::recursive_mutex& api_mutex();
 
 // MLX dtype from the Dtype::Val ordinal used on the Rust side; throws on a bad code.
 mlx::core::Dtype dtype_from_code(std::uint8_t code);
+// Bridge code of a dtype this shim does not know.
+constexpr std::uint8_t kUnknownDtype = 255;
 std::uint8_t dtype_to_code(mlx::core::Dtype dtype);
 
 inline mlx::core::Shape to_shape(rust::Slice<const std::int32_t> s) {

@@ -11,6 +11,13 @@ namespace {
 std::optional<int> opt_int(OptionalInt v) {
   return v.present ? std::optional<int>(v.value) : std::nullopt;
 }
+
+// A product without rows is the empty array of the shape and dtype MLX inferred, made without
+// MLX's kernels: in v0.32.4 quantized_matmul then dies of SIGFPE (CPU and CUDA) and gather_qmm
+// of SIGSEGV or a CUDA launch error (CUDA); reports/upstream/empty-quantized-products.md.
+mc::array unless_empty(mc::array out) {
+  return out.size() == 0 ? mc::zeros(out.shape(), out.dtype()) : out;
+}
 } // namespace
 
 std::unique_ptr<std::vector<array>> quantize(
@@ -40,15 +47,8 @@ std::unique_ptr<array> quantized_matmul(
     const array& x, const array& w, const array& scales, const array* biases, bool transpose,
     OptionalInt group_size, OptionalInt bits, rust::Str mode) {
   MLX_SYS_LOCK;
-  auto out = mc::quantized_matmul(
-      x, w, scales, opt(biases), transpose, opt_int(group_size), opt_int(bits), std::string(mode));
-  // MLX v0.32.4's CPU kernel divides by the row count, so x without rows kills the process
-  // with SIGFPE (reports/upstream/quantized-matmul-empty-sigfpe.md). An empty product needs no
-  // kernel: return the empty array of the shape and dtype MLX inferred.
-  if (out.size() == 0) {
-    return wrap(mc::zeros(out.shape(), out.dtype()));
-  }
-  return wrap(std::move(out));
+  return wrap(unless_empty(mc::quantized_matmul(
+      x, w, scales, opt(biases), transpose, opt_int(group_size), opt_int(bits), std::string(mode))));
 }
 
 std::unique_ptr<array> gather_qmm(
@@ -56,9 +56,9 @@ std::unique_ptr<array> gather_qmm(
     const array* lhs_indices, const array* rhs_indices, bool transpose, OptionalInt group_size,
     OptionalInt bits, rust::Str mode, const array* global_scale, bool sorted_indices) {
   MLX_SYS_LOCK;
-  return wrap(mc::gather_qmm(
+  return wrap(unless_empty(mc::gather_qmm(
       x, w, scales, opt(biases), opt(lhs_indices), opt(rhs_indices), transpose,
-      opt_int(group_size), opt_int(bits), std::string(mode), opt(global_scale), sorted_indices));
+      opt_int(group_size), opt_int(bits), std::string(mode), opt(global_scale), sorted_indices)));
 }
 
 std::unique_ptr<array> gather_mm(

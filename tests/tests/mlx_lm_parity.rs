@@ -14,8 +14,9 @@
 //! - bf16 models: MLX computes bf16 matmuls itself (BLAS has no bf16), so every op matches and
 //!   the logits must be bit-identical.
 //!
-//! Requires `python3` with `mlx==0.32.4` and `mlx-lm` (`./quickstart test` installs them); the
-//! test fails, not skips, when they are missing. `MLX_TESTS_PYTHON` overrides the interpreter.
+//! Requires `python3` with `mlx==0.32.4` and `mlx-lm==0.32.2` (`./quickstart test` installs
+//! them); the test fails, not skips, when they are missing or of other versions.
+//! `MLX_TESTS_PYTHON` overrides the interpreter.
 
 use std::path::Path;
 use std::process::Command;
@@ -24,8 +25,9 @@ use mlx_model::{generate, preset_run_shape, synthetic_prompt, write_synthetic, M
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/python/mlx_lm_reference.py");
 const MLX_VERSION: &str = "0.32.4";
-const INSTALL_HINT: &str =
-    "the mlx-lm reference is needed: run ./quickstart test (it pip-installs \"mlx[cpu]==0.32.4\" mlx-lm)";
+/// The mlx-lm release whose semantics mlx-model follows (pinned in ./quickstart).
+const MLX_LM_VERSION: &str = "0.32.2";
+const INSTALL_HINT: &str = "the mlx-lm reference is needed: run ./quickstart test (it pip-installs \"mlx[cpu]==0.32.4\" \"mlx-lm==0.32.2\")";
 
 struct Reference {
     tokens: Vec<u32>,
@@ -57,11 +59,15 @@ fn reference(dir: &Path, prompt: &[u32], max_tokens: usize, chunk: usize) -> Ref
     let v: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
         panic!("reference output is not JSON ({e}):\n{}", String::from_utf8_lossy(&output.stdout))
     });
-    let mlx = v["mlx"].as_str().unwrap_or("?");
-    assert_eq!(
-        mlx, MLX_VERSION,
-        "the reference must run MLX {MLX_VERSION}, found {mlx}; {INSTALL_HINT}"
-    );
+    for (package, key, pinned) in
+        [("MLX", "mlx", MLX_VERSION), ("mlx-lm", "mlx_lm", MLX_LM_VERSION)]
+    {
+        let found = v[key].as_str().unwrap_or("?");
+        assert_eq!(
+            found, pinned,
+            "the reference must run {package} {pinned}, found {found}; {INSTALL_HINT}"
+        );
+    }
     let tokens = v["tokens"]
         .as_array()
         .expect("tokens")

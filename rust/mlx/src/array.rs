@@ -45,12 +45,20 @@ unsafe impl Send for Array {}
 unsafe impl Sync for Array {}
 
 impl Array {
-    /// Wraps a handle returned by the bridge. Returns `None` for a null pointer.
-    pub fn from_raw(ptr: UniquePtr<sys::array>) -> Option<Array> {
+    /// Wraps a handle returned by the bridge. Refuses a null pointer and an array whose dtype
+    /// this crate does not know (possible with another MLX, see `MLX_SRC_DIR`), so that every
+    /// `Array` has a [`Dtype`].
+    pub fn from_raw(ptr: UniquePtr<sys::array>) -> Result<Array> {
         if ptr.is_null() {
-            None
-        } else {
-            Some(Array { inner: ptr })
+            return Err(Error::Mlx("MLX returned no array".into()));
+        }
+        let array = Array { inner: ptr };
+        match Dtype::from_code(sys::array_dtype(&array.inner)) {
+            Some(_) => Ok(array),
+            None => Err(Error::Mlx(format!(
+                "MLX returned an array (shape {:?}) of a dtype this binding does not know",
+                array.shape()
+            ))),
         }
     }
 
@@ -58,8 +66,7 @@ impl Array {
     pub(crate) fn wrap(
         ptr: std::result::Result<UniquePtr<sys::array>, cxx::Exception>,
     ) -> Result<Array> {
-        let ptr = ptr?;
-        Array::from_raw(ptr).ok_or_else(|| Error::Mlx("MLX returned no array".into()))
+        Array::from_raw(ptr?)
     }
 
     /// The C++ array, for other bridges (e.g. `mlx-ext`) that take `const mlx::core::array&`.
@@ -150,7 +157,7 @@ impl Array {
     }
 
     pub fn dtype(&self) -> Dtype {
-        Dtype::from_code(sys::array_dtype(&self.inner))
+        Dtype::from_code(sys::array_dtype(&self.inner)).expect("checked by Array::from_raw")
     }
 
     /// Identity of the graph node: equal for clones of one array.

@@ -45,12 +45,10 @@ impl Dtype {
         self as u8
     }
 
-    pub(crate) fn from_code(code: u8) -> Dtype {
-        // MLX only reports the 14 codes of Dtype::Val; anything else is a bridge bug.
-        Dtype::ALL
-            .get(code as usize)
-            .copied()
-            .unwrap_or_else(|| unreachable!("MLX reported unknown dtype code {code}"))
+    /// The dtype of a bridge code; `None` for a dtype this crate does not know (the bridge
+    /// reports 255 for those: an MLX newer than v0.32.4 may have more).
+    pub(crate) fn from_code(code: u8) -> Option<Dtype> {
+        Dtype::ALL.get(code as usize).copied()
     }
 
     /// Bytes per element.
@@ -171,4 +169,19 @@ impl Element for bool {
 pub(crate) fn as_bytes<T: Element>(data: &[T]) -> &[u8] {
     // SAFETY: Element types are plain data without padding; the length is the slice's size.
     unsafe { std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data)) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_and_unknown_codes_are_none() {
+        for dtype in Dtype::ALL {
+            assert_eq!(Dtype::from_code(dtype.code()), Some(dtype));
+        }
+        for code in [14, 100, 255] {
+            assert_eq!(Dtype::from_code(code), None, "code {code}");
+        }
+    }
 }

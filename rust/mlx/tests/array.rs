@@ -140,7 +140,7 @@ fn raw_handle_round_trip() {
     let raw = a.into_raw();
     let back = Array::from_raw(raw).unwrap();
     assert_eq!(back.item::<i16>().unwrap(), 5);
-    assert!(Array::from_raw(cxx::UniquePtr::null()).is_none());
+    assert!(Array::from_raw(cxx::UniquePtr::null()).is_err());
 }
 
 #[test]

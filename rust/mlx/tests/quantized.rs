@@ -188,23 +188,45 @@ fn quantized_matmul_matches_dequantized_reference() {
     assert_close(&vec_f32(&out), &qmm_ref(&x, &dequantize_ref(&r, g), m, k, n), 1e-4, 1e-4);
 }
 
-/// x without rows: an empty product (MLX v0.32.4's CPU kernel alone would die of SIGFPE here;
-/// the binding answers without it, see `empty_quantized_matmul_still_crashes_stock_kernel`).
+/// Products without rows are empty arrays of the right shape and dtype, on every float dtype.
+/// MLX v0.32.4's own kernels die here (quantized_matmul: SIGFPE on CPU and CUDA; gather_qmm:
+/// SIGSEGV on CUDA; scripts/gpu/repro/empty_quantized_ops.cpp), so the binding answers them.
 #[test]
-fn quantized_matmul_of_no_rows_is_empty() {
+fn quantized_products_of_no_rows_are_empty() {
     let p = QuantParams::affine(64, 4);
-    let w = arr(&pseudo_random(8 * 64, 3), &[8, 64]);
-    let q = quantized::quantize(&w, p).unwrap();
-    for x_shape in [vec![0, 64], vec![2, 0, 64], vec![0, 3, 64]] {
-        let x = Array::from_slice::<f32>(&[], &x_shape).unwrap();
-        let out =
-            quantized::quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, p)
-                .unwrap();
-        let mut expected = x_shape.clone();
-        *expected.last_mut().unwrap() = 8;
-        assert_eq!(out.shape(), expected);
-        assert_eq!(out.dtype(), Dtype::Float32);
-        assert!(out.to_vec::<f32>().unwrap().is_empty());
+    for dtype in [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16] {
+        let w = arr(&pseudo_random(8 * 64, 3), &[8, 64]).astype(dtype).unwrap();
+        let q = quantized::quantize(&w, p).unwrap();
+        for x_shape in [vec![0, 64], vec![2, 0, 64], vec![0, 3, 64]] {
+            let x = ops::zeros(&x_shape, dtype).unwrap();
+            let out =
+                quantized::quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, p)
+                    .unwrap();
+            let mut expected = x_shape.clone();
+            *expected.last_mut().unwrap() = 8;
+            assert_eq!((out.shape(), out.dtype()), (expected, dtype));
+            assert_eq!(out.astype(Dtype::Float32).unwrap().to_vec::<f32>().unwrap(), vec![]);
+        }
+        let experts = arr(&pseudo_random(2 * 8 * 64, 4), &[2, 8, 64]).astype(dtype).unwrap();
+        let q = quantized::quantize(&experts, p).unwrap();
+        let x = ops::zeros(&[0, 1, 64], dtype).unwrap();
+        let rhs = Array::from_slice::<u32>(&[], &[0]).unwrap();
+        for sorted in [true, false] {
+            let out = quantized::gather_qmm(
+                &x,
+                &q.weights,
+                &q.scales,
+                q.biases.as_ref(),
+                None,
+                Some(&rhs),
+                true,
+                p,
+                sorted,
+            )
+            .unwrap();
+            assert_eq!((out.shape(), out.dtype()), (vec![0, 1, 8], dtype));
+            assert_eq!(out.astype(Dtype::Float32).unwrap().to_vec::<f32>().unwrap(), vec![]);
+        }
     }
 }
 
