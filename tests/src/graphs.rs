@@ -164,8 +164,9 @@ impl Builder {
                 let a = self.any();
                 let axis = self.rng.index(2) as i32;
                 if a.size() == 0 {
-                    // Stock v0.32.4 loops forever on some empty strided inputs (an f16 mean
-                    // over axis 0 of a transposed [3, 0] array), patched or not.
+                    // Stock v0.32.4 sometimes loops forever on empty strided half-precision
+                    // inputs (reports/upstream/empty-strided-reduce-hang.md; checked by
+                    // tests/upstream_bugs.rs), patched or not.
                     return Ok(Vec::new());
                 }
                 let f = *self.rng.pick(&[ops::sum, ops::max, ops::mean, ops::logsumexp]);

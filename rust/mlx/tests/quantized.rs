@@ -190,7 +190,7 @@ fn quantized_matmul_matches_dequantized_reference() {
 
 /// Products without rows are empty arrays of the right shape and dtype, on every float dtype.
 /// MLX v0.32.4's own kernels die here (quantized_matmul: SIGFPE on CPU and CUDA; gather_qmm:
-/// SIGSEGV on CUDA; scripts/gpu/repro/empty_quantized_ops.cpp), so the binding answers them.
+/// SIGSEGV on CUDA; scripts/repro/empty_quantized_ops.cpp), so the binding answers them.
 #[test]
 fn quantized_products_of_no_rows_are_empty() {
     let p = QuantParams::affine(64, 4);
