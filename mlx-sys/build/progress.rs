@@ -1,12 +1,15 @@
-//! Progress of a cold MLX build, drawn on the terminal (cargo captures a build script's own
-//! output): objects compiled so far against the objects the generated Makefile lists.
+//! Progress of a cold MLX build: objects compiled so far against the objects the generated
+//! Makefile lists. Drawn as a bar on the terminal (cargo captures a build script's own output);
+//! without one, a plain line on stderr every half minute, which cargo shows with `-vv` (as
+//! `./quickstart` and `mlx-ab` do when their output goes to a file) and keeps in the build
+//! script's output otherwise.
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub struct Progress {
     stop: Arc<AtomicBool>,
@@ -14,14 +17,15 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Starts drawing if there is a terminal; otherwise does nothing.
+    /// Draws on the terminal if there is one, else prints plain lines.
     pub fn watch(build_dir: PathBuf, label: String) -> Self {
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = terminal().map(|target| {
-            let stop = stop.clone();
-            std::thread::spawn(move || draw(&build_dir, label, target, &stop))
+        let flag = stop.clone();
+        let thread = std::thread::spawn(move || match terminal() {
+            Some(target) => draw(&build_dir, label, target, &flag),
+            None => print_lines(&build_dir, &label, &flag),
         });
-        Progress { stop, thread }
+        Progress { stop, thread: Some(thread) }
     }
 }
 
@@ -47,15 +51,41 @@ fn draw(build_dir: &Path, label: String, target: ProgressDrawTarget, stop: &Atom
             .unwrap(),
     );
     bar.set_message(label);
-    let objects_dir = build_dir.join("CMakeFiles/mlx.dir");
     while !stop.load(Ordering::Relaxed) {
-        if let Ok(makefile) = std::fs::read_to_string(objects_dir.join("build.make")) {
-            bar.set_length(makefile.lines().filter(|l| is_object_rule(l)).count() as u64);
-            bar.set_position(count_objects(&objects_dir));
+        let (done, total) = objects(build_dir);
+        if total > 0 {
+            bar.set_length(total);
+            bar.set_position(done);
         }
         std::thread::sleep(Duration::from_millis(500));
     }
     bar.finish_and_clear();
+}
+
+/// `building MLX KEY: 120/231 objects after 150 s`, every 30 s.
+fn print_lines(build_dir: &Path, label: &str, stop: &AtomicBool) {
+    let started = Instant::now();
+    let mut next = Duration::from_secs(30);
+    while !stop.load(Ordering::Relaxed) {
+        if started.elapsed() >= next {
+            next += Duration::from_secs(30);
+            let (done, total) = objects(build_dir);
+            eprintln!("{label}: {done}/{total} objects after {} s", started.elapsed().as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Objects compiled and objects listed (0 before cmake has generated the Makefile).
+fn objects(build_dir: &Path) -> (u64, u64) {
+    let objects_dir = build_dir.join("CMakeFiles/mlx.dir");
+    match std::fs::read_to_string(objects_dir.join("build.make")) {
+        Ok(makefile) => (
+            count_objects(&objects_dir),
+            makefile.lines().filter(|l| is_object_rule(l)).count() as u64,
+        ),
+        Err(_) => (0, 0),
+    }
 }
 
 /// `CMakeFiles/mlx.dir/mlx/array.cpp.o: CMakeFiles/mlx.dir/flags.make`: once per object.

@@ -7,7 +7,7 @@ use crate::arm::ArmSpec;
 use crate::{cache_dir, ui};
 use indicatif::{ProgressBar, ProgressDrawTarget};
 use std::collections::{HashMap, HashSet, VecDeque};
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -58,6 +58,11 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     if !spec.patches.is_empty() {
         command.args(["--features", &spec.cargo_features()]);
     }
+    // Off a terminal no bar draws: with -vv cargo passes on mlx-sys's plain progress lines.
+    let plain = !std::io::stderr().is_terminal();
+    if plain {
+        command.arg("-vv");
+    }
     for (name, value) in spec.build_env()? {
         match value {
             Some(value) => command.env(name, value),
@@ -75,7 +80,8 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         let stderr = child.stderr.take().unwrap();
         let tail = stderr_tail.clone();
         let log = target_dir.join(LOG_FILE);
-        std::thread::spawn(move || collect_stderr(stderr, &tail, &log))
+        let forward = plain.then(|| format!("build {arm_name}: "));
+        std::thread::spawn(move || collect_stderr(stderr, &tail, &log, forward.as_deref()))
     };
     let mlx_sys_done = Arc::new(AtomicBool::new(false));
     let watcher = MlxBuildWatcher::start(
@@ -137,9 +143,19 @@ fn package_name(id: &str) -> &str {
     }
 }
 
-fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path) {
+/// Keeps cargo's stderr (the log, and its last lines for an error); with `forward`, passes on
+/// mlx-sys's "building MLX ..." progress lines behind that prefix.
+fn collect_stderr(
+    stderr: impl Read,
+    tail: &Mutex<VecDeque<String>>,
+    log: &Path,
+    forward: Option<&str>,
+) {
     let mut full = String::new();
     for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+        if let (Some(prefix), Some(progress)) = (forward, mlx_sys_progress(&line)) {
+            eprintln!("{prefix}{progress}");
+        }
         full.push_str(&line);
         full.push('\n');
         let mut tail = tail.lock().unwrap();
@@ -149,6 +165,13 @@ fn collect_stderr(stderr: impl Read, tail: &Mutex<VecDeque<String>>, log: &Path)
         tail.push_back(line);
     }
     let _ = std::fs::write(log, full);
+}
+
+/// `[mlx-sys 0.1.0] building MLX KEY: 12/231 objects after 30 s` -> the text after the tag.
+fn mlx_sys_progress(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("[mlx-sys ")?;
+    let (_, text) = rest.split_once("] ")?;
+    text.starts_with("building MLX").then_some(text)
 }
 
 /// What an MLX build of this arm records in its `BUILD_SPEC.txt`: the source, and the patch names
@@ -320,6 +343,18 @@ mod tests {
             "proc-macro2"
         );
         assert_eq!(package_name("path+file:///ws/tests#mlx-tests@0.1.0"), "mlx-tests");
+    }
+
+    #[test]
+    fn passes_on_only_mlx_sys_progress_lines() {
+        let line = "[mlx-sys 0.1.0] building MLX 0123abcd: 12/231 objects after 30 s";
+        assert_eq!(
+            mlx_sys_progress(line),
+            Some("building MLX 0123abcd: 12/231 objects after 30 s")
+        );
+        assert_eq!(mlx_sys_progress("[mlx-sys 0.1.0] cargo:rerun-if-changed=build"), None);
+        assert_eq!(mlx_sys_progress("[cxx 1.0.0] building MLX"), None);
+        assert_eq!(mlx_sys_progress("   Compiling mlx-sys v0.1.0"), None);
     }
 
     #[test]
