@@ -23,48 +23,39 @@ def fake_arm(root, name, reply):
     return os.path.join(root, name)
 
 
-def load(path):
-    with open(path) as f:
-        return json.load(f)
-
-
-def run(a, b, out):
-    return subprocess.run([sys.executable, OP_AB, "--a", a, "--b", b, "--sweep", "sdpa",
-                           "--only", "q=2048", "--pairs", "2", "--json", out],
-                          capture_output=True, text=True, timeout=60)
+def run(a_reply, b_reply):
+    """op_ab.py over two stand-in arms: (exit status, stdout, stderr, the JSON report or None)."""
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "r.json")
+        p = subprocess.run([sys.executable, OP_AB, "--a", fake_arm(d, "a", a_reply),
+                            "--b", fake_arm(d, "b", b_reply), "--sweep", "sdpa",
+                            "--only", "q=2048", "--pairs", "2", "--json", out],
+                           capture_output=True, text=True, timeout=60)
+        report = None
+        if os.path.exists(out):
+            with open(out) as f:
+                report = json.load(f)
+        return p.returncode, p.stdout, p.stderr, report
 
 
 class OpAbVerdicts(unittest.TestCase):
     def test_equal_digests_pass_and_ratio_is_a_over_b(self):
-        with tempfile.TemporaryDirectory() as d:
-            a = fake_arm(d, "a", "ok 2.0e-3 100 00000000deadbeef")
-            b = fake_arm(d, "b", "ok 1.0e-3 100 00000000deadbeef")
-            out = os.path.join(d, "r.json")
-            p = run(a, b, out)
-            self.assertEqual(p.returncode, 0, p.stderr)
-            result = load(out)["results"][0]
-            self.assertTrue(result["identical"])
-            self.assertAlmostEqual(result["ratio"], 2.0)
+        rc, _, err, report = run("ok 2.0e-3 100 00000000deadbeef", "ok 1.0e-3 100 00000000deadbeef")
+        self.assertEqual(rc, 0, err)
+        self.assertTrue(report["results"][0]["identical"])
+        self.assertAlmostEqual(report["results"][0]["ratio"], 2.0)
 
     def test_one_differing_digest_fails_the_run(self):
-        with tempfile.TemporaryDirectory() as d:
-            a = fake_arm(d, "a", "ok 1.0e-3 100 00000000deadbeef")
-            b = fake_arm(d, "b", "ok 1.0e-3 100 00000000deadbeee")
-            out = os.path.join(d, "r.json")
-            p = run(a, b, out)
-            self.assertEqual(p.returncode, 1, p.stderr)
-            self.assertFalse(load(out)["results"][0]["identical"])
-            self.assertIn("**NO**", p.stdout)
+        rc, out, err, report = run("ok 1.0e-3 100 00000000deadbeef", "ok 1.0e-3 100 00000000deadbeee")
+        self.assertEqual(rc, 1, err)
+        self.assertFalse(report["results"][0]["identical"])
+        self.assertIn("**NO**", out)
 
     def test_a_worker_error_leaves_no_report(self):
-        with tempfile.TemporaryDirectory() as d:
-            a = fake_arm(d, "a", "ok 1.0e-3 100 00000000deadbeef")
-            b = fake_arm(d, "b", "error [sdpa] out of memory")
-            out = os.path.join(d, "r.json")
-            p = run(a, b, out)
-            self.assertEqual(p.returncode, 2)
-            self.assertIn("out of memory", p.stderr)
-            self.assertFalse(os.path.exists(out))
+        rc, _, err, report = run("ok 1.0e-3 100 00000000deadbeef", "error [sdpa] out of memory")
+        self.assertEqual(rc, 2)
+        self.assertIn("out of memory", err)
+        self.assertIsNone(report)
 
     def test_sign_test_is_exact(self):
         self.assertEqual(op_ab.sign_test([1.1] * 6), (6, 0, 2 / 64))
