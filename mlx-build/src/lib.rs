@@ -5,6 +5,7 @@
 pub mod cache;
 pub mod cmake_flags;
 pub mod digest;
+pub mod nested_cargo;
 pub mod series;
 
 /// A failure, as one message saying what failed and what to do.

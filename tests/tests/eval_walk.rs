@@ -20,7 +20,7 @@ fn stock_helper() -> &'static PathBuf {
             return PathBuf::from(path);
         }
         let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stock-graph-eval");
-        let mut cargo = Command::new(env!("CARGO"));
+        let mut cargo = mlx_build::nested_cargo::command(env!("CARGO"));
         cargo
             .args([
                 "build",
@@ -34,10 +34,6 @@ fn stock_helper() -> &'static PathBuf {
             .arg("--target-dir")
             .arg(&target_dir)
             .current_dir(env!("CARGO_MANIFEST_DIR"));
-        // The outer cargo's jobserver and target dir are not meant for this build.
-        for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
-            cargo.env_remove(name);
-        }
         let out = cargo.output().expect("running cargo");
         assert!(
             out.status.success(),

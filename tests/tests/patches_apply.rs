@@ -13,11 +13,8 @@ fn series_files() -> Vec<PathBuf> {
 /// `cargo build -p mlx-sys --no-default-features` in a scratch target dir, nested in this test:
 /// the outer cargo's jobserver and target dir stay out.
 fn nested_mlx_sys_build(target: &str) -> Command {
-    let mut cargo = Command::new(env!("CARGO"));
+    let mut cargo = mlx_build::nested_cargo::command(env!("CARGO"));
     cargo.args(["build", "--offline", "-p", "mlx-sys", "--no-default-features"]);
-    for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
-        cargo.env_remove(name);
-    }
     cargo.arg("--target-dir").arg(Path::new(env!("CARGO_TARGET_TMPDIR")).join(target));
     cargo.current_dir(env!("CARGO_MANIFEST_DIR"));
     cargo

@@ -46,7 +46,7 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     let bar = ui::bar(expected_units, &format!("build {arm_name}"), "units");
     bar.set_message(spec.label());
 
-    let mut command = Command::new(cargo());
+    let mut command = mlx_build::nested_cargo::command(cargo());
     command
         .current_dir(&workspace)
         .args(["build", "--release", "-p", "mlx-ab", "--no-default-features"])
@@ -68,10 +68,6 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
             Some(value) => command.env(name, value),
             None => command.env_remove(name),
         };
-    }
-    // When run under `cargo test`, the outer cargo's jobserver is not meant for this build.
-    for name in ["MAKEFLAGS", "MFLAGS", "CARGO_MAKEFLAGS", "CARGO_TARGET_DIR"] {
-        command.env_remove(name);
     }
     let mut child = command.spawn().map_err(|e| format!("running {}: {e}", cargo()))?;
 

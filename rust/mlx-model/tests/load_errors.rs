@@ -68,7 +68,7 @@ fn missing_weights_file() {
 
 #[test]
 fn missing_directory() {
-    let dir = TempDir::new("nothing");
+    let dir = TempDir::new().unwrap();
     let gone = dir.path().join("not-there");
     assert!(matches!(Model::load(&gone), Err(Error::MissingFile(_))));
 }
@@ -203,7 +203,7 @@ fn weights_split_over_several_files_load() {
 
 #[test]
 fn unknown_preset() {
-    let dir = TempDir::new("preset");
+    let dir = TempDir::new().unwrap();
     let err = mlx_model::write_synthetic(dir.path(), "huge", 0).expect_err("must fail");
     assert!(matches!(err, Error::UnknownPreset(_)));
     assert!(err.to_string().contains("tiny"), "the message lists the presets: {err}");
