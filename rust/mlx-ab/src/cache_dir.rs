@@ -64,7 +64,7 @@ mod tests {
         let outside = root.join("elsewhere");
         std::fs::create_dir_all(&outside).unwrap();
         let binary = inner.join("target/release/mlx-ab");
-        assert_eq!(find_workspace(&[binary.clone()]), Some(inner.clone()));
+        assert_eq!(find_workspace(std::slice::from_ref(&binary)), Some(inner.clone()));
         assert_eq!(find_workspace(&[outside.clone(), binary]), Some(inner.clone()));
         assert_eq!(find_workspace(&[inner.join("rust")]), Some(inner));
         assert_eq!(find_workspace(&[outside]), None);
