@@ -169,10 +169,15 @@ impl Builder {
                     // tests/upstream_bugs.rs), patched or not.
                     return Ok(Vec::new());
                 }
-                let f = *self.rng.pick(&[ops::sum, ops::max, ops::mean, ops::logsumexp]);
+                let f = *self.rng.pick(&[
+                    ops::sum_axes,
+                    ops::max_axes,
+                    ops::mean_axes,
+                    ops::logsumexp_axes,
+                ]);
                 vec![f(&a, &[axis], true)?]
             }
-            7 => vec![ops::softmax(&self.any(), &[-1], true)?],
+            7 => vec![ops::softmax_axes(&self.any(), &[-1], true)?],
             8 => {
                 // Fan-in: up to 40 arrays of one shape along an axis, wider than MLX's BFS
                 // width limit (20).
@@ -232,7 +237,7 @@ impl Builder {
     fn gather(&mut self) -> Result<Array> {
         let (b, k, n) = *self.rng.pick(&[(1, 2, 3), (3, 2, 2), (4, 3, 1), (3, 2, 2)]);
         let e = 3;
-        let mix = ops::sum_all(&self.float32()?, false)?;
+        let mix = ops::sum(&self.float32()?, false)?;
         let a = ops::add(&leaf(&mut self.rng, &[b, 1, k], Dtype::Float32)?, &mix)?;
         let w = leaf(&mut self.rng, &[e, k, n], Dtype::Float32)?;
         let idx: Vec<u32> = (0..b).map(|_| self.rng.index(e as usize) as u32).collect();

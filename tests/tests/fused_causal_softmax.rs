@@ -167,7 +167,7 @@ fn stock_chain(x: &Array, precise: bool) -> mlx::Result<Array> {
     let k_idx = ops::arange(0.0, lkv as f64, 1.0, Dtype::Int32)?.expand_dims(&[0])?;
     let mask = ops::greater_equal(&q_idx, &k_idx)?;
     let fill = Array::scalar_as(finfo_min(x.dtype()), x.dtype())?;
-    ops::where_(&mask, x, &fill)?.softmax(&[-1], precise)
+    ops::where_(&mask, x, &fill)?.softmax_axes(&[-1], precise)
 }
 
 #[cfg(feature = "fused-causal-softmax")]

@@ -39,7 +39,7 @@ fn half_sum_of_transposed_empty() {
     mlx_tests::on_cpu();
     let a = mlx::ops::zeros(&[3, 0], mlx::Dtype::Float16).unwrap();
     let t = mlx::ops::transpose(&a).unwrap();
-    let s = mlx::ops::sum(&t, &[0], true).unwrap();
+    let s = mlx::ops::sum_axes(&t, &[0], true).unwrap();
     s.eval().unwrap();
     assert_eq!(s.shape(), vec![1, 3]);
 }

@@ -43,8 +43,8 @@ fn step(model: &Model, tokens: &Array, cache: &mut crate::cache::Cache) -> Resul
     let logits = model.logits(&h)?;
     let s = logits.shape();
     let last = ops::slice(&logits, &[0, s[1] - 1, 0], &s, &[1, 1, 1])?.reshape(&[1, s[2]])?;
-    let logprobs = ops::subtract(&last, &ops::logsumexp_all(&last, true)?)?;
-    let token = ops::argmax(&logprobs, -1, false)?;
+    let logprobs = ops::subtract(&last, &ops::logsumexp(&last, true)?)?;
+    let token = ops::argmax_axis(&logprobs, -1, false)?;
     Ok((last, token))
 }
 

@@ -88,7 +88,7 @@ impl MoeBlock {
 
     /// `x`: `[B, L, hidden]`.
     fn forward(&self, x: &Array) -> Result<Array> {
-        let gates = ops::softmax(&self.gate.linear(x)?, &[-1], true)?;
+        let gates = ops::softmax_axes(&self.gate.linear(x)?, &[-1], true)?;
         let k = self.top_k;
         // The k largest router probabilities (in argpartition's order, as mlx-lm takes them).
         let parted = ops::argpartition(&gates, self.num_experts - k, -1)?;
@@ -99,11 +99,11 @@ impl MoeBlock {
         let inds = ops::stop_gradient(&ops::slice(&parted, &start, &s, &vec![1; s.len()])?)?;
         let mut scores = ops::take_along_axis(&gates, &inds, -1)?;
         if self.norm_topk_prob {
-            scores = ops::divide(&scores, &ops::sum(&scores, &[-1], true)?)?;
+            scores = ops::divide(&scores, &ops::sum_axes(&scores, &[-1], true)?)?;
         }
         let y = self.switch_glu(x, &inds)?;
         let weighted = ops::multiply(&y, &scores.expand_dims(&[-1])?)?;
-        Ok(ops::sum(&weighted, &[-2], false)?.astype(y.dtype())?)
+        Ok(ops::sum_axes(&weighted, &[-2], false)?.astype(y.dtype())?)
     }
 
     /// SwitchGLU: every token through its k experts; `[B, L, hidden]` -> `[B, L, k, hidden]`.
@@ -114,8 +114,8 @@ impl MoeBlock {
             // Gather the token rows in expert order so each expert's rows are contiguous.
             let m = *indices.shape().last().expect("indices have a last axis");
             let flat = indices.flatten(0, -1)?;
-            let order = ops::argsort(&flat, 0)?;
-            let inv_order = ops::argsort(&order, 0)?;
+            let order = ops::argsort_axis(&flat, 0)?;
+            let inv_order = ops::argsort_axis(&order, 0)?;
             let rows = ops::floor_divide(&order, &Array::scalar(m as u32))?;
             let xs = ops::take(&x.flatten(0, -3)?, &rows, 0)?;
             let idx = ops::take(&flat, &order, 0)?;

@@ -52,23 +52,23 @@ impl Array {
         ops::matmul(self, other)
     }
 
-    pub fn sum(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
-        ops::sum(self, axes, keepdims)
+    pub fn sum_axes(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        ops::sum_axes(self, axes, keepdims)
     }
 
-    pub fn mean(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
-        ops::mean(self, axes, keepdims)
+    pub fn mean_axes(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        ops::mean_axes(self, axes, keepdims)
     }
 
-    pub fn max(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
-        ops::max(self, axes, keepdims)
+    pub fn max_axes(&self, axes: &[i32], keepdims: bool) -> Result<Array> {
+        ops::max_axes(self, axes, keepdims)
     }
 
-    pub fn argmax(&self, axis: i32, keepdims: bool) -> Result<Array> {
-        ops::argmax(self, axis, keepdims)
+    pub fn argmax_axis(&self, axis: i32, keepdims: bool) -> Result<Array> {
+        ops::argmax_axis(self, axis, keepdims)
     }
 
-    pub fn softmax(&self, axes: &[i32], precise: bool) -> Result<Array> {
-        ops::softmax(self, axes, precise)
+    pub fn softmax_axes(&self, axes: &[i32], precise: bool) -> Result<Array> {
+        ops::softmax_axes(self, axes, precise)
     }
 }

@@ -28,7 +28,7 @@ fn take_and_put_along_axis() {
     let t = ops::take_along_axis(&a, &idx, 1).unwrap();
     assert_eq!(vec_f32(&t), [30.0, 20.0, 5.0, 5.0]);
     // Top-2 gating as in MoE: argsort then take the matching scores.
-    let order = ops::argsort(&ops::negative(&a).unwrap(), 1).unwrap();
+    let order = ops::argsort_axis(&ops::negative(&a).unwrap(), 1).unwrap();
     let top2 = ops::slice(&order, &[0, 0], &[2, 2], &[1, 1]).unwrap();
     assert_eq!(vec_f32(&ops::take_along_axis(&a, &top2, 1).unwrap()), [30.0, 20.0, 6.0, 5.0]);
 

@@ -65,7 +65,7 @@ fn evaluated_arrays_move_to_threads_and_compute_there() {
         // [i 1] @ [[1 2] [3 4]] = [i + 3, 2i + 4]
         assert_eq!(v, [i + 3.0, 2.0 * i + 4.0]);
         // The result came back evaluated and is usable here.
-        assert_eq!(ops::sum_all(&y, false).unwrap().item::<f32>().unwrap(), 3.0 * i + 7.0);
+        assert_eq!(ops::sum(&y, false).unwrap().item::<f32>().unwrap(), 3.0 * i + 7.0);
     }
 }
 
@@ -103,7 +103,7 @@ fn shared_arrays_read_concurrently() {
                     assert_eq!(a.to_vec::<f32>().unwrap(), *data);
                     let shifted = ops::add(&a, &Array::scalar((t * 100 + r) as f32)).unwrap();
                     let sum =
-                        ops::sum_all(&shifted.astype(mlx::Dtype::Float64).unwrap(), false).unwrap();
+                        ops::sum(&shifted.astype(mlx::Dtype::Float64).unwrap(), false).unwrap();
                     let want = expected_sum + n as f64 * (t * 100 + r) as f64;
                     assert_eq!(sum.item::<f64>().unwrap(), want);
                 }

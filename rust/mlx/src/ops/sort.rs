@@ -9,22 +9,22 @@ fn sort_op(op: SortOp, a: &Array, k: i32, axis: Option<i32>) -> Result<Array> {
 }
 
 /// Sorted copy along `axis` (ascending).
-pub fn sort(a: &Array, axis: i32) -> Result<Array> {
+pub fn sort_axis(a: &Array, axis: i32) -> Result<Array> {
     sort_op(SortOp::Sort, a, 0, Some(axis))
 }
 
 /// Sorted copy of the flattened array.
-pub fn sort_all(a: &Array) -> Result<Array> {
+pub fn sort(a: &Array) -> Result<Array> {
     sort_op(SortOp::Sort, a, 0, None)
 }
 
 /// Indices that sort `a` along `axis` (uint32).
-pub fn argsort(a: &Array, axis: i32) -> Result<Array> {
+pub fn argsort_axis(a: &Array, axis: i32) -> Result<Array> {
     sort_op(SortOp::Argsort, a, 0, Some(axis))
 }
 
 /// Indices that sort the flattened array.
-pub fn argsort_all(a: &Array) -> Result<Array> {
+pub fn argsort(a: &Array) -> Result<Array> {
     sort_op(SortOp::Argsort, a, 0, None)
 }
 
