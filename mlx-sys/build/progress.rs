@@ -17,8 +17,11 @@ pub struct Progress {
 }
 
 impl Progress {
-    /// Draws on the terminal if there is one, else prints plain lines.
+    /// Draws on the terminal if there is one, else prints plain lines. Either way it first says
+    /// on stderr that the build started, which a caller reading cargo's `-vv` output (mlx-ab)
+    /// takes as its cue to leave the terminal to this bar.
     pub fn watch(build_dir: PathBuf, label: String) -> Self {
+        eprintln!("{label}: started");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
         let thread = std::thread::spawn(move || match terminal() {
