@@ -126,3 +126,39 @@ fn a_patch_that_does_not_apply_stops_the_build_naming_patch_and_file() {
 fn the_build_applied_exactly_the_patches_its_features_select() {
     assert_eq!(mlx_sys::build_info::PATCHES, mlx::requested_patches().as_slice());
 }
+
+/// From `Subject:` through the `-- ` signature separator: the message and the diff, without the
+/// header lines (commit id, author, date) and git's version.
+fn message_and_diff(patch: &str) -> &str {
+    let start = patch.find("\nSubject: ").expect("a Subject line") + 1;
+    let end = patch.rfind("\n-- \n").expect("a signature separator");
+    &patch[start..end]
+}
+
+/// scripts/export-series re-authors every patch to whoever runs it and changes nothing else.
+#[test]
+fn export_series_reauthors_without_changing_messages_or_diffs() {
+    let out = tempfile::tempdir().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/export-series");
+    let who = [("NAME", "Ada Contributor"), ("EMAIL", "ada@example.org")];
+    let mut command = Command::new(script);
+    command.arg(out.path()).arg(mlx_sys::build_info::SOURCE_DIR);
+    for role in ["AUTHOR", "COMMITTER"] {
+        for (field, value) in who {
+            command.env(format!("GIT_{role}_{field}"), value);
+        }
+    }
+    let output = command.output().unwrap();
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    for patch in series_files() {
+        let name = patch.file_name().unwrap();
+        let ours = std::fs::read_to_string(&patch).unwrap();
+        let exported = std::fs::read_to_string(out.path().join(name)).unwrap();
+        assert!(
+            exported.contains("\nFrom: Ada Contributor <ada@example.org>\n"),
+            "{name:?} is not authored by the runner:\n{}",
+            &exported[..300.min(exported.len())]
+        );
+        assert_eq!(message_and_diff(&exported), message_and_diff(&ours), "{name:?}");
+    }
+}
