@@ -36,7 +36,10 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         args.b.src.clone(),
         args.b.extra_patch.clone(),
     )?;
-    // Prebuilt layouts are checked before anything is built or written.
+    // Report paths and prebuilt layouts are checked before anything is built or written.
+    for path in [&args.json, &args.md].into_iter().flatten() {
+        check_writable(path)?;
+    }
     let prebuilt_a =
         args.a.prebuilt.as_deref().map(|d| Prebuilt::open(d, "--a-prebuilt")).transpose()?;
     let prebuilt_b =
@@ -93,16 +96,53 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         provenance::collect(cache_dir::workspace().ok().as_deref()),
     )?;
     let markdown = markdown::render(&report);
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n")
-            .map_err(|e| format!("writing {}: {e}", path.display()))?;
-    }
-    if let Some(path) = &args.md {
-        std::fs::write(path, &markdown).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    }
+    let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n";
+    let reports: Vec<(&Path, &[u8])> =
+        [(&args.json, json.as_bytes()), (&args.md, markdown.as_bytes())]
+            .into_iter()
+            .filter_map(|(path, text)| path.as_deref().map(|p| (p, text)))
+            .collect();
+    write_all_or_none(&reports)?;
     print!("{markdown}");
     Ok(ExitCode::from(report.exit_status))
+}
+
+/// A report path that cannot be written is refused at the start, not after the run.
+fn check_writable(path: &Path) -> Result<(), String> {
+    let refuse = |why: String| Err(format!("cannot write the report {}: {why}", path.display()));
+    if path.is_dir() {
+        return refuse("it is a directory".into());
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let probe = dir.join(format!(".mlx-ab-probe-{}", std::process::id()));
+    match std::fs::write(&probe, b"") {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&probe);
+            Ok(())
+        }
+        Err(e) => refuse(e.to_string()),
+    }
+}
+
+/// Writes every file or none: each to a temporary sibling, renamed once all are written.
+fn write_all_or_none(files: &[(&Path, &[u8])]) -> Result<(), String> {
+    let temp = |path: &Path| {
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        path.with_file_name(format!(".{name}.mlx-ab-{}.tmp", std::process::id()))
+    };
+    let written = files.iter().try_for_each(|(path, bytes)| {
+        std::fs::write(temp(path), bytes).map_err(|e| format!("writing {}: {e}", path.display()))
+    });
+    let published = written.and_then(|()| {
+        files.iter().try_for_each(|(path, _)| {
+            std::fs::rename(temp(path), path)
+                .map_err(|e| format!("writing {}: {e}", path.display()))
+        })
+    });
+    for (path, _) in files {
+        let _ = std::fs::remove_file(temp(path));
+    }
+    published
 }
 
 /// The arm's worker: prebuilt, or built by cargo from this workspace.
@@ -588,6 +628,24 @@ mod tests {
             .starts_with("arm A (prebuilt"));
         let error = check_arm("A", &all, &binary, &own).unwrap_err();
         assert!(error.contains("--a-patches"), "{error}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn reports_are_written_all_or_none() {
+        let dir = std::env::temp_dir().join(format!("mlx-ab-reports-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (json, md) = (dir.join("r.json"), dir.join("r.md"));
+        write_all_or_none(&[(&json, b"{}"), (&md, b"# r")]).unwrap();
+        assert_eq!(std::fs::read(&json).unwrap(), b"{}");
+        assert_eq!(std::fs::read(&md).unwrap(), b"# r");
+        let (json2, missing) = (dir.join("s.json"), dir.join("no/such/s.md"));
+        assert!(write_all_or_none(&[(&json2, b"{}"), (&missing, b"# s")]).is_err());
+        assert!(!json2.exists(), "a partial report was left");
+        let mut left: Vec<_> =
+            std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        left.sort();
+        assert_eq!(left, ["r.json", "r.md"], "temporary files were left");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

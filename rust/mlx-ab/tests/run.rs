@@ -164,6 +164,17 @@ fn bad_arguments_exit_with_status_2_and_a_message() {
 
     let output = mlx_ab().args(["run", "--pairs", "0"]).output().unwrap();
     assert_eq!(output.status.code(), Some(2));
+
+    // Report paths that cannot be written stop the run before any work, naming the path.
+    let dir = scratch("unwritable");
+    for (flag, path) in [("--json", dir.join("no/such/dir/r.json")), ("--md", dir.clone())] {
+        let output = mlx_ab().args(["run", flag]).arg(&path).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("cannot write the report"), "{stderr}");
+        assert!(!stderr.contains("pair 1/"), "the run started: {stderr}");
+    }
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 0, "a probe or report was left behind");
 }
 
 #[test]
