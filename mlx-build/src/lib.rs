@@ -1,6 +1,7 @@
 //! What an MLX build is and where it lives: the patch series, the cmake flags, the build key
-//! and the build cache. One place for these facts, read by mlx-sys's build script, the harness
-//! and (through the `mlx-build` binary) the GPU scripts.
+//! and the build cache, and how a cargo nested in another starts one. One place for these
+//! facts, read by mlx-sys's build script, the harness, the tests and (through the `mlx-build`
+//! binary) the GPU scripts.
 
 pub mod cache;
 pub mod cmake_flags;
