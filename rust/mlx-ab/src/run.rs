@@ -177,8 +177,8 @@ fn run_arms(
 }
 
 /// The arm's environment, plus its own `MLX_PTX_CACHE_DIR`: MLX's CUDA backend caches JIT-compiled
-/// kernels on disk under the MLX version and the kernel's name only (default
-/// `/tmp/mlx/<version>/ptx`), so two arms of one MLX version would otherwise run each other's
+/// kernels on disk under the MLX version and the kernel's name only (default: `mlx/<version>/ptx`
+/// in the system temp folder), so two arms of one MLX version would otherwise run each other's
 /// kernels. Fresh per run (the warm-up absorbs the compile).
 fn worker_env(name: &str, binary: &ArmBinary, run_dir: &Path) -> Vec<(OsString, OsString)> {
     let mut env = binary.env.clone();
