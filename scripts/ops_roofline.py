@@ -9,7 +9,7 @@ matrix rate (790 TFLOP/s) from the device notes of this workplace.
 """
 import argparse, json
 
-EXPERTS, HIDDEN, WIDTH = 128, 2048, 768
+from op_ab import EXPERTS, HIDDEN, WIDTH  # the shapes op-bench runs
 # bits per weight, and bytes of scale/bias data per weight
 FORMATS = {"affine4": (4, 2 * 2 / 64), "mxfp4": (4, 1 / 32), "nvfp4": (4, 1 / 16),
            "mxfp8": (8, 1 / 32)}

@@ -209,7 +209,7 @@ void array_vec_push(std::vector<array>& v, const array& a) {
 
 std::unique_ptr<array> array_vec_get(const std::vector<array>& v, std::size_t i) {
   MLX_SYS_LOCK;
-  return std::make_unique<array>(v.at(i));
+  return wrap(v.at(i));
 }
 
 void array_vec_free(std::unique_ptr<std::vector<array>> v) {

@@ -34,7 +34,7 @@ mlx::core::Dtype dtype_from_code(std::uint8_t code) {
 
 std::uint8_t dtype_to_code(mlx::core::Dtype dtype) {
   // The inverse of dtype_from_code; an MLX with more dtypes (MLX_SRC_DIR) gets kUnknownDtype,
-  // which the Rust side refuses when it wraps the array.
+  // which wrap() refuses.
   for (std::uint8_t code = 0; code < 14; ++code) {
     if (dtype_from_code(code) == dtype) {
       return code;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -44,7 +45,13 @@ inline std::optional<array> opt(const array* a) {
   return a ? std::optional<array>(*a) : std::nullopt;
 }
 
+// Every array handed to Rust goes through here, so each has a dtype the bridge knows (an MLX
+// with more dtypes, see MLX_SRC_DIR, gets an error instead): Array::dtype relies on it. The
+// check runs inside the call that made the array, under its lock.
 inline std::unique_ptr<array> wrap(array a) {
+  if (dtype_to_code(a.dtype()) == kUnknownDtype) {
+    throw std::invalid_argument("[mlx-sys] MLX returned an array of a dtype this binding does not know");
+  }
   return std::make_unique<array>(std::move(a));
 }
 

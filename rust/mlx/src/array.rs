@@ -45,21 +45,14 @@ unsafe impl Send for Array {}
 unsafe impl Sync for Array {}
 
 impl Array {
-    /// Wraps a handle returned by the bridge. Refuses a null pointer and an array whose dtype
-    /// this crate does not know (possible with another MLX, see `MLX_SRC_DIR`), so that every
-    /// `Array` has a [`Dtype`].
+    /// Wraps a handle returned by the bridge; refuses a null pointer. (The bridge refuses arrays
+    /// of a dtype this crate does not know, see `mlx_sys::wrap`, so every `Array` has a
+    /// [`Dtype`].)
     pub fn from_raw(ptr: UniquePtr<sys::array>) -> Result<Array> {
         if ptr.is_null() {
             return Err(Error::Mlx("MLX returned no array".into()));
         }
-        let array = Array { inner: ptr };
-        match Dtype::from_code(sys::array_dtype(&array.inner)) {
-            Some(_) => Ok(array),
-            None => Err(Error::Mlx(format!(
-                "MLX returned an array (shape {:?}) of a dtype this binding does not know",
-                array.shape()
-            ))),
-        }
+        Ok(Array { inner: ptr })
     }
 
     /// For bridge results, which are never null on success.
@@ -157,7 +150,8 @@ impl Array {
     }
 
     pub fn dtype(&self) -> Dtype {
-        Dtype::from_code(sys::array_dtype(&self.inner)).expect("checked by Array::from_raw")
+        Dtype::from_code(sys::array_dtype(&self.inner))
+            .expect("the bridge hands out known dtypes only")
     }
 
     /// Identity of the graph node: equal for clones of one array.
