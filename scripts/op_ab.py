@@ -10,7 +10,7 @@ carries a digest of the output bits: the two arms must agree at every point, or 
 (exit 1). Per point: median seconds per call of each arm, the A/B ratio (above 1: B faster) as
 the median of the per-pair ratios with a seeded 95% bootstrap interval, and an exact sign test.
 
-usage: op_ab.py --a DIR --b DIR [--sweep gather_qmm|sdpa|all] [--only TEXT] [--pairs N] [--budget S]
+usage: op_ab.py --a DIR --b DIR [--sweep gather_qmm|sdpa|softmax|all] [--only TEXT] [--pairs N] [--budget S]
                 [--a-ptx-cache DIR] [--b-ptx-cache DIR] [--json F] [--md F]
 Standard library only: it runs on the GPU machine's python3 and on any CPU machine.
 """
@@ -42,6 +42,17 @@ def sdpa_points():
         yield {"op": "sdpa", "dtype": dtype, "heads": heads, "q_len": q, "kv_len": kv,
                "args": f"sdpa {dtype} {heads} {q} {kv}", "calls": 1,
                "flops": 4 * heads * q * kv * 128}
+
+
+def softmax_points():
+    """The causal softmax stage alone, on held float32 scores (bytes: the fewest a kernel must
+    move, the visible scores read once and every output written once)."""
+    for heads, q, kv in [(8, 2048, 2048), (8, 8192, 8192), (1, 32768, 32768), (8, 512, 8192),
+                         (8, 512, 32768)]:
+        visible = sum(min(kv, i + kv - q + 1) for i in range(q))
+        yield {"op": "softmax", "dtype": "float32", "heads": heads, "q_len": q, "kv_len": kv,
+               "args": f"softmax float32 {heads} {q} {kv}", "calls": 1, "flops": 0,
+               "bytes": 4 * heads * (visible + q * kv)}
 
 
 class Worker:
@@ -127,25 +138,27 @@ def measure(point, a, b, pairs, reps):
     return dict(point, a_seconds=ta, b_seconds=tb, ratio=median(ratios), ci=[lo, hi],
                 b_faster=wins, a_faster=losses, p=p, identical=len(digests) == 1,
                 a_tflops=point["flops"] / ta / 1e12, b_tflops=point["flops"] / tb / 1e12,
+                b_gbps=point.get("bytes", 0) / tb / 1e9,
                 a_peak_bytes=peaks["a"], b_peak_bytes=peaks["b"], times=times)
 
 
 def label(r):
     if r["op"] == "gather_qmm":
         return f"gather_qmm {r['mode']} {r['proj']} r={r['rows_per_expert']}"
-    return f"sdpa {r['dtype']} H={r['heads']} q={r['q_len']} kv={r['kv_len']}"
+    return f"{r['op']} {r['dtype']} H={r['heads']} q={r['q_len']} kv={r['kv_len']}"
 
 
 def markdown(results, meta):
     lines = [f"A: `{meta['a']}`  B: `{meta['b']}`  pairs: {meta['pairs']}, reps per request: "
              f"{meta['reps']}, points: {meta['points_run']} of {meta['points_planned']}. Ratio = A time / B time (above 1: B faster), median of pairs "
              "[95% bootstrap]; identical: output bits equal in every reply of both arms.", "",
-             "| point | A ms/call | B ms/call | A/B | 95% CI | B faster/slower (p) | A TFLOP/s | identical |",
-             "|---|---:|---:|---:|---|---|---:|---|"]
+             "| point | A ms/call | B ms/call | A/B | 95% CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |",
+             "|---|---:|---:|---:|---|---|---:|---:|---|"]
     for r in results:
         lines.append(f"| {label(r)} | {r['a_seconds'] * 1e3:.4f} | {r['b_seconds'] * 1e3:.4f} | "
                      f"{r['ratio']:.3f} | [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
                      f"{r['b_faster']}/{r['a_faster']} (p = {r['p']:.3g}) | {r['a_tflops']:.2f} | "
+                     f"{r['b_gbps']:.0f} | "
                      f"{'yes' if r['identical'] else '**NO**'} |")
     return "\n".join(lines) + "\n"
 
@@ -154,7 +167,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--a", required=True)
     ap.add_argument("--b", required=True)
-    ap.add_argument("--sweep", default="all", choices=["gather_qmm", "sdpa", "all"])
+    ap.add_argument("--sweep", default="all", choices=["gather_qmm", "sdpa", "softmax", "all"])
     ap.add_argument("--modes", default=",".join(MODES))
     ap.add_argument("--pairs", type=int, default=6)
     ap.add_argument("--reps", type=int, default=3)
@@ -170,6 +183,8 @@ def main():
         points += list(gather_points(args.modes.split(",")))
     if args.sweep in ("sdpa", "all"):
         points += list(sdpa_points())
+    if args.sweep in ("softmax", "all"):
+        points += list(softmax_points())
     if args.only:
         points = [p for p in points if args.only in label(p)]
     a, b = Worker("a", args.a, args.a_ptx_cache), Worker("b", args.b, args.b_ptx_cache)

@@ -10,6 +10,9 @@
 //!       (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations; 128 * ROWS_PER_EXPERT rows.
 //!   sdpa DTYPE HEADS Q_LEN KV_LEN CALLS REPS
 //!       causal scaled_dot_product_attention, head dim 128, on `float32` / `float16` / `bfloat16`.
+//!   softmax DTYPE HEADS Q_LEN KV_LEN CALLS REPS
+//!       the causal softmax stage of that attention's fallback on held scores: stock MLX's
+//!       greater_equal / where / softmax chain, or with the fused-causal-softmax patch its kernel.
 //!   quit
 //! Each timed request evaluates CALLS independent calls as one graph, REPS times; the reply is
 //! `ok SECONDS_PER_CALL PEAK_BYTES DIGEST` (median over the reps) or `error MESSAGE`.
@@ -104,9 +107,19 @@ fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<Stri
     time(calls, reps, make).map_err(err)
 }
 
-fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
+/// An attention request's DTYPE HEADS Q_LEN KV_LEN CALLS REPS.
+struct AttentionArgs {
+    dtype: Dtype,
+    heads: i32,
+    q_len: i32,
+    kv_len: i32,
+    calls: usize,
+    reps: usize,
+}
+
+fn attention_args(what: &str, args: &[&str]) -> std::result::Result<AttentionArgs, String> {
     let [dtype, heads, q_len, kv_len, calls, reps] = args else {
-        return Err("sdpa wants DTYPE HEADS Q_LEN KV_LEN CALLS REPS".into());
+        return Err(format!("{what} wants DTYPE HEADS Q_LEN KV_LEN CALLS REPS"));
     };
     let dtype = match *dtype {
         "float32" => Dtype::Float32,
@@ -116,13 +129,57 @@ fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
     };
     let [heads, q_len, kv_len] =
         [number(heads)?, number(q_len)?, number(kv_len)?].map(|v| v as i32);
+    Ok(AttentionArgs { dtype, heads, q_len, kv_len, calls: number(calls)?, reps: number(reps)? })
+}
+
+/// finfo(dtype).min, what the stock chain writes at masked keys.
+#[cfg(not(feature = "fused-causal-softmax"))]
+fn finfo_min(dtype: Dtype) -> f64 {
+    match dtype {
+        Dtype::Float16 => -65504.0,
+        Dtype::Bfloat16 => -3.389_531_389_251_535_5e38,
+        _ => f32::MIN as f64,
+    }
+}
+
+/// The causal softmax stage as stock MLX's SDPA fallback runs it.
+#[cfg(not(feature = "fused-causal-softmax"))]
+fn causal_softmax(x: &Array) -> Result<Array> {
+    use mlx::ops;
+    let shape = x.shape();
+    let (q_len, kv_len) = (shape[shape.len() - 2], shape[shape.len() - 1]);
+    let offset = (kv_len - q_len) as f64;
+    let q_idx =
+        ops::arange(offset, q_len as f64 + offset, 1.0, Dtype::Int32)?.expand_dims(&[1])?;
+    let k_idx = ops::arange(0.0, kv_len as f64, 1.0, Dtype::Int32)?.expand_dims(&[0])?;
+    let mask = ops::greater_equal(&q_idx, &k_idx)?;
+    let fill = Array::scalar_as(finfo_min(x.dtype()), x.dtype())?;
+    ops::where_(&mask, x, &fill)?.softmax_axes(&[-1], true)
+}
+
+/// The patch's fused kernel in place of that chain (same bits).
+#[cfg(feature = "fused-causal-softmax")]
+fn causal_softmax(x: &Array) -> Result<Array> {
+    use mlx_ext::fused_causal_softmax::ffi;
+    Ok(Array::from_raw(ffi::causal_softmax(x.as_raw(), true)?).expect("non-null on success"))
+}
+
+fn softmax_case(args: &[&str]) -> std::result::Result<String, String> {
+    let a = attention_args("softmax", args)?;
+    let scores = normal(&[1, a.heads, a.q_len, a.kv_len], a.dtype, 3.0, 24).map_err(err)?;
+    mlx::eval(&[&scores]).map_err(err)?;
+    time(a.calls, a.reps, || causal_softmax(&scores)).map_err(err)
+}
+
+fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
+    let AttentionArgs { dtype, heads, q_len, kv_len, calls, reps } = attention_args("sdpa", args)?;
     let q = normal(&[1, heads, q_len, HEAD_DIM], dtype, 1.0, 21).map_err(err)?;
     let k = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 22).map_err(err)?;
     let v = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 23).map_err(err)?;
     mlx::eval(&[&q, &k, &v]).map_err(err)?;
     let scale = 1.0 / (HEAD_DIM as f32).sqrt();
     let make = || scaled_dot_product_attention(&q, &k, &v, scale, AttentionMask::Causal, None);
-    time(number(calls)?, number(reps)?, make).map_err(err)
+    time(calls, reps, make).map_err(err)
 }
 
 fn number(s: &str) -> std::result::Result<usize, String> {
@@ -151,6 +208,7 @@ fn main() {
             Some((&"quit", _)) => break,
             Some((&"gather_qmm", args)) => gather_case(&mut weights, args),
             Some((&"sdpa", args)) => sdpa_case(args),
+            Some((&"softmax", args)) => softmax_case(args),
             Some((what, _)) => Err(format!("unknown request {what:?}")),
         };
         let line = reply.unwrap_or_else(|e| format!("error {e}"));
