@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Summarises MLX's C++ suite runs of scripts/gpu/run (suite-ARM-DEVICE.log/.rc in the folder
-given) as JSON: per arm and device (gpujit: the GPU cases run apart, see run_suite) the cases run, passed and failed with the failing case
+given) as JSON: per arm and device (gpujitN: GPU cases run apart, see run_suite) the cases run, passed and failed with the failing case
 names, and per device the failures of the patched arm that stock does not have."""
 import json
 import pathlib
