@@ -45,21 +45,30 @@ fn series_files_exist() {
     }
 }
 
-/// Every crate that selects patches has exactly one feature per series id, default all of them.
-#[test]
-fn every_patch_selecting_crate_has_the_series_as_features() {
+/// `cargo metadata --no-deps` packages of the workspace whose manifest is `manifest`.
+fn workspace_packages(manifest: &Path) -> Vec<serde_json::Value> {
     let out = Command::new(env!("CARGO"))
-        .args(["metadata", "--no-deps", "--offline", "--format-version", "1"])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["metadata", "--no-deps", "--offline", "--format-version", "1", "--manifest-path"])
+        .arg(manifest)
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let metadata: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    metadata["packages"].as_array().unwrap().clone()
+}
+
+/// Every crate that selects patches has exactly one feature per series id, default all of them:
+/// this workspace's and mlx-rs-compat's (the drop-in mlx-sys 0.7.0 and its example).
+#[test]
+fn every_patch_selecting_crate_has_the_series_as_features() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let mut packages = workspace_packages(&root.join("Cargo.toml"));
+    packages.extend(workspace_packages(&root.join("mlx-rs-compat/Cargo.toml")));
     let ids = series::ids();
-    // Features that are not patches.
-    let other = ["default", "cpp-suite", "shared", "cuda"];
-    let mut checked = 0;
-    for package in metadata["packages"].as_array().unwrap() {
+    // Features that are not patches (`metal`, `metal-jit`, `accelerate`: mlx-rs's, on the drop-in).
+    let other = ["default", "cpp-suite", "shared", "cuda", "metal", "metal-jit", "accelerate"];
+    let mut checked = Vec::new();
+    for package in &packages {
         let features = package["features"].as_object().unwrap();
         if !ids.iter().any(|id| features.contains_key(*id)) {
             continue;
@@ -73,9 +82,12 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
         let default: Vec<&str> =
             features["default"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!(default, ids, "{name}: default features must be the whole series, in order");
-        checked += 1;
+        checked.push(format!("{name} {}", package["version"].as_str().unwrap()));
     }
-    assert!(checked >= 6, "only {checked} crates select patches");
+    assert!(checked.len() >= 8, "only {checked:?} select patches");
+    for drop_in in ["mlx-sys 0.7.0", "mlx-rs-example 0.1.0"] {
+        assert!(checked.iter().any(|c| c == drop_in), "{drop_in} not checked: {checked:?}");
+    }
 }
 
 /// Without nvcc and cuDNN, the `cuda` feature stops at once with one message naming both.
