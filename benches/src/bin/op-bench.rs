@@ -149,8 +149,7 @@ fn causal_softmax(x: &Array) -> Result<Array> {
     let shape = x.shape();
     let (q_len, kv_len) = (shape[shape.len() - 2], shape[shape.len() - 1]);
     let offset = (kv_len - q_len) as f64;
-    let q_idx =
-        ops::arange(offset, q_len as f64 + offset, 1.0, Dtype::Int32)?.expand_dims(&[1])?;
+    let q_idx = ops::arange(offset, q_len as f64 + offset, 1.0, Dtype::Int32)?.expand_dims(&[1])?;
     let k_idx = ops::arange(0.0, kv_len as f64, 1.0, Dtype::Int32)?.expand_dims(&[0])?;
     let mask = ops::greater_equal(&q_idx, &k_idx)?;
     let fill = Array::scalar_as(finfo_min(x.dtype()), x.dtype())?;
