@@ -1,5 +1,6 @@
 //! Shared helpers of the workspace's integration and differential tests.
 
+pub mod fuzz;
 pub mod graphs;
 pub mod rng;
 

@@ -211,7 +211,7 @@ fn fixed_seeds_match_stock_bit_for_bit() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+    #![proptest_config(mlx_tests::fuzz::config(16))]
 
     #[test]
     fn random_seeds_match_stock_bit_for_bit(seeds in prop::collection::vec(any::<u64>(), 1..24)) {

@@ -272,7 +272,7 @@ fn length() -> impl Strategy<Value = i32> {
 
 #[cfg(feature = "fused-causal-softmax")]
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(mlx_tests::fuzz::config(400))]
 
     #[test]
     fn causal_softmax_matches_stock_chain_bitwise(
@@ -305,7 +305,7 @@ fn normal_array(rng: &mut Rng, shape: [i32; 4], dtype: Dtype) -> Array {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(120))]
+    #![proptest_config(mlx_tests::fuzz::config(120))]
 
     /// SDPA with mask "causal" (fused on patched CPU builds) against SDPA with the same mask as
     /// a bool array (the stock where/softmax chain): the same bits, NaNs compared as NaNs.

@@ -264,7 +264,7 @@ fn check(case: &Case) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(mlx_tests::fuzz::config(96))]
 
     #[test]
     fn sorted_gather_qmm_matches_per_row_bit_for_bit(case in case_strategy()) {
