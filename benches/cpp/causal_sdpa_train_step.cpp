@@ -4,7 +4,8 @@
 // allocated before it, and a digest of the gradients' bits, so that two builds
 // (benches/cpp/ab) can be compared side by side.
 //
-// usage: causal_sdpa_train_step [HEADS L HEAD_DIM REPS]
+// usage: causal_sdpa_train_step [HEADS L HEAD_DIM REPS [array]]
+//   array: the same causal mask passed as a bool array (stock MLX's chain in any build)
 #include <algorithm>
 #include <cmath>
 #include <chrono>
@@ -23,6 +24,7 @@ int main(int argc, char** argv) {
   int len = argc > 2 ? std::atoi(argv[2]) : 1024;
   int dim = argc > 3 ? std::atoi(argv[3]) : 64;
   int reps = argc > 4 ? std::atoi(argv[4]) : 5;
+  bool array_mask = argc > 5 && std::strcmp(argv[5], "array") == 0;
   set_default_device(Device::cpu);
   auto ks = random::split(random::key(1), 3);
   auto q = random::normal({1, heads, len, dim}, take(ks, 0, 0));
@@ -30,9 +32,13 @@ int main(int argc, char** argv) {
   auto v = random::normal({1, heads, len, dim}, take(ks, 2, 0));
   eval(q, k, v);
   float scale = 1.0f / std::sqrt(static_cast<float>(dim));
-  auto loss = [scale](const std::vector<array>& in) {
-    auto o = fast::scaled_dot_product_attention(
-        in[0], in[1], in[2], scale, "causal");
+  auto mask = greater_equal(
+      expand_dims(arange(0, len), 1), expand_dims(arange(0, len), 0));
+  auto loss = [scale, array_mask, &mask](const std::vector<array>& in) {
+    auto o = array_mask ? fast::scaled_dot_product_attention(
+                              in[0], in[1], in[2], scale, "array", mask)
+                        : fast::scaled_dot_product_attention(
+                              in[0], in[1], in[2], scale, "causal");
     return std::vector<array>{sum(square(o))};
   };
   std::vector<double> seconds;
@@ -43,7 +49,9 @@ int main(int argc, char** argv) {
     reset_peak_memory();
     auto start = std::chrono::steady_clock::now();
     auto [value, grads] = vjp(loss, {q, k, v}, {array(1.0f)});
-    eval(value, grads);
+    grads.push_back(value[0]);
+    eval(grads);
+    grads.pop_back();
     seconds.push_back(std::chrono::duration<double>(
                           std::chrono::steady_clock::now() - start)
                           .count());

@@ -197,17 +197,7 @@ fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {
     Ok(())
 }
 
-pub fn sorted_files(dir: &Path, extension: &str) -> Fallible<Vec<PathBuf>> {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return Ok(Vec::new());
-    };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == extension))
-        .collect();
-    files.sort();
-    Ok(files)
-}
+pub use mlx_build::files::sorted_files;
 
 /// Runs a command, turning a spawn failure or a non-zero exit into a message with its output.
 pub fn run_command(cmd: &mut std::process::Command, what: &str) -> Fallible<String> {

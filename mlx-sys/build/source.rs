@@ -92,26 +92,4 @@ fn reverse_crate_patches(patch_dir: &Path, tree: &Path) -> Fallible<()> {
 }
 
 /// Copies a source tree, skipping the top level's version-control and build directories.
-pub fn copy_tree(from: &Path, to: &Path) -> Fallible<()> {
-    copy_dir(from, to, true)
-}
-
-fn copy_dir(from: &Path, to: &Path, top_level: bool) -> Fallible<()> {
-    fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
-    for entry in fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let name = entry.file_name();
-        if top_level && digest::is_skipped(&name) {
-            continue;
-        }
-        let (src, dst) = (entry.path(), to.join(&name));
-        let kind = entry.file_type().map_err(|e| e.to_string())?;
-        if kind.is_dir() {
-            copy_dir(&src, &dst, false)?;
-        } else if kind.is_file() {
-            fs::copy(&src, &dst)
-                .map_err(|e| format!("copying {} to {}: {e}", src.display(), dst.display()))?;
-        }
-    }
-    Ok(())
-}
+pub use mlx_build::files::copy_tree;

@@ -6,6 +6,7 @@
 use crate::Fallible;
 use mlx_build::cache::{self, BuildSpec};
 use mlx_build::digest;
+use mlx_build::files::{copy_tree, sorted_files};
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -17,11 +18,11 @@ pub fn prepare(upstream: &Path, patch_dir: &Path, tree: &Path) -> Fallible<Strin
     if tree.exists() {
         fs::remove_dir_all(tree).map_err(|e| format!("removing {}: {e}", tree.display()))?;
     }
-    copy_dir(&upstream.join("mlx"), &tree.join("mlx"))?;
+    copy_tree(&upstream.join("mlx"), &tree.join("mlx"))?;
     // git apply on a scratch repository: OUT_DIR may sit inside another repository, whose
     // root git would take the patch paths to be relative to.
     git(tree, &["init", "-q"], "git init")?;
-    for patch in files_with_extension(patch_dir, "patch")? {
+    for patch in sorted_files(patch_dir, "patch")? {
         let mut args = vec!["apply", "--whitespace=nowarn"];
         args.push(patch.to_str().ok_or("patch path is not UTF-8")?);
         git(tree, &args, &format!("applying {} to mlx-c 0.7.0", patch.display()))?;
@@ -38,10 +39,10 @@ pub fn compile(
     mlx_include: &Path,
     shim_dir: &Path,
 ) -> Fallible<PathBuf> {
-    let mut sources = files_with_extension(&tree.join("mlx/c"), "cpp")?;
+    let mut sources = sorted_files(&tree.join("mlx/c"), "cpp")?;
     let apple = env::var("CARGO_CFG_TARGET_VENDOR").as_deref() == Ok("apple");
     if !apple {
-        sources.extend(files_with_extension(shim_dir, "cpp")?);
+        sources.extend(sorted_files(shim_dir, "cpp")?);
     }
     // The key names no path (the tree sits in each target dir's OUT_DIR): flags before the
     // include folders, shims by name and bytes.
@@ -134,26 +135,3 @@ fn git(dir: &Path, args: &[&str], what: &str) -> Fallible<()> {
     Ok(())
 }
 
-fn files_with_extension(dir: &Path, extension: &str) -> Fallible<Vec<PathBuf>> {
-    let Ok(entries) = fs::read_dir(dir) else { return Ok(Vec::new()) };
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == extension))
-        .collect();
-    files.sort();
-    Ok(files)
-}
-
-fn copy_dir(from: &Path, to: &Path) -> Fallible<()> {
-    fs::create_dir_all(to).map_err(|e| format!("creating {}: {e}", to.display()))?;
-    for entry in fs::read_dir(from).map_err(|e| format!("reading {}: {e}", from.display()))? {
-        let entry = entry.map_err(|e| e.to_string())?;
-        let (src, dst) = (entry.path(), to.join(entry.file_name()));
-        if entry.file_type().map_err(|e| e.to_string())?.is_dir() {
-            copy_dir(&src, &dst)?;
-        } else {
-            fs::copy(&src, &dst).map_err(|e| format!("copying {}: {e}", src.display()))?;
-        }
-    }
-    Ok(())
-}
