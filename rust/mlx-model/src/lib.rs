@@ -13,8 +13,8 @@
 //! through `gather_qmm` on sorted indices), so its tokens and logits can be compared with
 //! mlx-lm's (see the parity test in the `mlx-tests` crate).
 //!
-//! Cargo features `gather-qmm-tiles`, `fused-causal-softmax` and `eval-walk` (default all three)
-//! build MLX with the patch of the same id; `--no-default-features` is stock MLX.
+//! One cargo feature per patch of `patches/series` (default all) builds MLX with the patch of
+//! the same id; `--no-default-features` is stock MLX.
 
 mod attention;
 mod cache;
