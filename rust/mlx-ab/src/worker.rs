@@ -55,6 +55,11 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         },
     );
 
+    // Fault injection for the harness's own tests: abort (as a crashing MLX would) when asked
+    // for this run, counting from 1.
+    let abort_at_run: Option<usize> =
+        std::env::var("MLX_AB_WORKER_ABORT_AT_RUN").ok().and_then(|v| v.parse().ok());
+    let mut runs = 0;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading request: {e}"))?;
         if line.trim().is_empty() {
@@ -65,6 +70,10 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         match request {
             Request::Quit => return Ok(()),
             Request::Run { logits_path } => {
+                runs += 1;
+                if abort_at_run == Some(runs) {
+                    std::process::abort();
+                }
                 let result = run_once(&model, &job, logits_path.as_deref())?;
                 reply(out, &Reply::Ran(result));
             }

@@ -196,6 +196,41 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
     assert!(scratch.path("cache/models").is_dir());
 }
 
+/// Whether a live process runs the executable `exe` (compared through /proc/PID/exe).
+fn a_process_runs(exe: &Path) -> bool {
+    let exe = exe.canonicalize().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .any(|p| std::fs::read_link(p.path().join("exe")).is_ok_and(|target| target == exe))
+}
+
+#[test]
+fn a_worker_that_crashes_mid_run_stops_the_run_with_no_report_and_no_other_worker_left() {
+    let scratch = Scratch::new("crash");
+    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+    // Arm B's worker aborts when asked for its second run: after the warm-up, in the first pair.
+    std::fs::rename(b.join("bin/mlx-ab"), b.join("lib/mlx-ab")).unwrap();
+    write_script(
+        &b.join("bin/mlx-ab"),
+        "MLX_AB_WORKER_ABORT_AT_RUN=2 exec \"$(dirname \"$0\")/../lib/mlx-ab\" \"$@\"",
+    );
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .arg("--json")
+        .arg(&json)
+        .arg("--md")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let err = stderr(&output);
+    assert!(err.contains("worker B ended without replying"), "{err}");
+    assert!(err.contains("signal: 6"), "the abort is named: {err}");
+    assert!(!json.exists() && !md.exists(), "a failed run leaves no report");
+    assert!(!a_process_runs(&a.join("bin/mlx-ab")), "arm A's worker was left running");
+}
+
 #[test]
 fn a_prebuilt_worker_running_another_mlx_is_refused_and_lib_comes_first() {
     let scratch = Scratch::new("foreign");
