@@ -94,6 +94,10 @@ pub struct RunArgs {
     /// the CPU. `gpu` on a build without a GPU is an error.
     #[arg(long, value_enum)]
     pub device: Option<DeviceKind>,
+    /// Seconds a worker may take for one reply (loading the model, or one whole generation)
+    /// before it is killed and the run stops; 0: no limit.
+    #[arg(long, default_value_t = 3600)]
+    pub worker_timeout: u64,
     #[command(flatten)]
     pub a: ArmA,
     #[command(flatten)]

@@ -75,7 +75,7 @@ fn in_arm(job: &Job, spec: ArmSpec) -> Result<(Info, DeviceKind, RunResult, Vec<
     let dir = cache_dir::root()?.join("runs").join(format!("generate-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let outcome = (|| {
-        let (mut worker, ready) = Worker::start("generate", &built.binary, &[], job, &dir)?;
+        let (mut worker, ready) = Worker::start("generate", &built.binary, &[], job, &dir, None)?;
         let logits_path = dir.join("logits.f32");
         let result = worker.run(Some(&logits_path))?;
         worker.quit()?;

@@ -21,6 +21,7 @@ use crate::{cache_dir, markdown, provenance, ui};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     if args.pairs == 0 {
@@ -163,7 +164,9 @@ fn run_arms(
 ) -> Result<(Tally, Ready, Ready), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
         let env = worker_env(name, binaries[i], run_dir);
-        let (worker, ready) = Worker::start(name, &binaries[i].binary, &env, job, run_dir)?;
+        let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
+        let (worker, ready) =
+            Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
         check_arm(name, specs[i], binaries[i], &ready)?;
         Ok((worker, ready))
     };

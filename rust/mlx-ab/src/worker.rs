@@ -55,10 +55,11 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         },
     );
 
-    // Fault injection for the harness's own tests: abort (as a crashing MLX would) when asked
-    // for this run, counting from 1.
-    let abort_at_run: Option<usize> =
-        std::env::var("MLX_AB_WORKER_ABORT_AT_RUN").ok().and_then(|v| v.parse().ok());
+    // Fault injection for the harness's own tests: abort (as a crashing MLX would) or hang when
+    // asked for this run, counting from 1.
+    let at_run = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<usize>().ok());
+    let (abort_at_run, hang_at_run) =
+        (at_run("MLX_AB_WORKER_ABORT_AT_RUN"), at_run("MLX_AB_WORKER_HANG_AT_RUN"));
     let mut runs = 0;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading request: {e}"))?;
@@ -73,6 +74,9 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
                 runs += 1;
                 if abort_at_run == Some(runs) {
                     std::process::abort();
+                }
+                while hang_at_run == Some(runs) {
+                    std::thread::sleep(std::time::Duration::from_secs(3600));
                 }
                 let result = run_once(&model, &job, logits_path.as_deref())?;
                 reply(out, &Reply::Ran(result));

@@ -8,13 +8,18 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
 
 pub struct Worker {
     name: String,
-    child: Child,
+    // Shared with the watchdog of a pending reply, which kills a worker that takes too long.
+    child: Arc<Mutex<Child>>,
     stdin: ChildStdin,
     stdout: BufReader<ChildStdout>,
     log: PathBuf,
+    reply_timeout: Option<Duration>,
 }
 
 pub struct Ready {
@@ -27,13 +32,15 @@ pub struct Ready {
 
 impl Worker {
     /// Writes the job next to the log, starts `binary worker --job ...` with `env` added to its
-    /// environment, waits until the model is loaded.
+    /// environment, waits until the model is loaded. A worker that leaves any reply (loading
+    /// included) pending for longer than `reply_timeout` is killed and reported.
     pub fn start(
         name: &str,
         binary: &Path,
         env: &[(OsString, OsString)],
         job: &Job,
         dir: &Path,
+        reply_timeout: Option<Duration>,
     ) -> Result<(Worker, Ready), String> {
         let job_path = dir.join(format!("job-{name}.json"));
         let log = dir.join(format!("worker-{name}.log"));
@@ -53,7 +60,9 @@ impl Worker {
             .map_err(|e| format!("starting worker {name} ({}): {e}", binary.display()))?;
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
-        let mut worker = Worker { name: name.to_string(), child, stdin, stdout, log };
+        let child = Arc::new(Mutex::new(child));
+        let mut worker =
+            Worker { name: name.to_string(), child, stdin, stdout, log, reply_timeout };
         match worker.read_reply()? {
             Reply::Ready { info, device, load_seconds, model_dtype } => {
                 Ok((worker, Ready { info, device, load_seconds, model_dtype }))
@@ -73,7 +82,7 @@ impl Worker {
     /// Asks the worker to exit and waits for it.
     pub fn quit(mut self) -> Result<(), String> {
         self.send(&Request::Quit)?;
-        let status = self.child.wait().map_err(|e| e.to_string())?;
+        let status = self.child.lock().unwrap().wait().map_err(|e| e.to_string())?;
         if !status.success() {
             return Err(format!("worker {} exited with {status}{}", self.name, self.log_tail()));
         }
@@ -89,11 +98,28 @@ impl Worker {
 
     /// The next protocol line; anything else the worker printed on stdout is skipped.
     fn read_reply(&mut self) -> Result<Reply, String> {
+        // The watchdog kills the worker unless the reply comes first (dropping `_cancel`).
+        let (_cancel, timed_out) = match self.reply_timeout {
+            Some(timeout) => {
+                let (cancel, fired) = self.watchdog(timeout);
+                (Some(cancel), Some(fired))
+            }
+            None => (None, None),
+        };
         loop {
             let mut line = String::new();
             let read = self.stdout.read_line(&mut line).map_err(|e| e.to_string())?;
             if read == 0 {
-                let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                let status =
+                    self.child.lock().unwrap().wait().map(|s| s.to_string()).unwrap_or_default();
+                if timed_out.is_some_and(|fired| fired.load(Ordering::SeqCst)) {
+                    return Err(format!(
+                        "worker {} did not reply within {} s and was killed{}",
+                        self.name,
+                        self.reply_timeout.unwrap_or_default().as_secs(),
+                        self.log_tail()
+                    ));
+                }
                 return Err(format!(
                     "worker {} ended without replying ({status}){}",
                     self.name,
@@ -110,6 +136,21 @@ impl Worker {
                 };
             }
         }
+    }
+
+    /// Kills the worker after `timeout` unless the returned sender is dropped first; the flag
+    /// says whether it did.
+    fn watchdog(&self, timeout: Duration) -> (mpsc::Sender<()>, Arc<AtomicBool>) {
+        let (cancel, wait) = mpsc::channel::<()>();
+        let fired = Arc::new(AtomicBool::new(false));
+        let (child, flag) = (Arc::clone(&self.child), Arc::clone(&fired));
+        std::thread::spawn(move || {
+            if let Err(mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(timeout) {
+                flag.store(true, Ordering::SeqCst);
+                let _ = child.lock().unwrap().kill();
+            }
+        });
+        (cancel, fired)
     }
 
     fn unexpected(&self, reply: Reply) -> String {
@@ -130,9 +171,10 @@ impl Worker {
 impl Drop for Worker {
     fn drop(&mut self) {
         // Still running only when the run is being abandoned on an error.
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
+        let mut child = self.child.lock().unwrap();
+        if let Ok(None) = child.try_wait() {
+            let _ = child.kill();
+            let _ = child.wait();
         }
     }
 }

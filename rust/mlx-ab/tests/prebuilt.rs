@@ -205,18 +205,20 @@ fn a_process_runs(exe: &Path) -> bool {
         .any(|p| std::fs::read_link(p.path().join("exe")).is_ok_and(|target| target == exe))
 }
 
-#[test]
-fn a_worker_that_crashes_mid_run_stops_the_run_with_no_report_and_no_other_worker_left() {
-    let scratch = Scratch::new("crash");
+/// Runs the tiny A/B with arm B's worker under the fault `hook` (`MLX_AB_WORKER_..._AT_RUN=2`:
+/// its second run, after the warm-up, in the first pair) and `extra` arguments; checks that the
+/// run stops with exit 2, no report and no worker left; returns stderr.
+fn run_with_a_failing_worker(name: &str, hook: &str, extra: &[&str]) -> String {
+    let scratch = Scratch::new(name);
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    // Arm B's worker aborts when asked for its second run: after the warm-up, in the first pair.
     std::fs::rename(b.join("bin/mlx-ab"), b.join("lib/mlx-ab")).unwrap();
     write_script(
         &b.join("bin/mlx-ab"),
-        "MLX_AB_WORKER_ABORT_AT_RUN=2 exec \"$(dirname \"$0\")/../lib/mlx-ab\" \"$@\"",
+        &format!("{hook}=2 exec \"$(dirname \"$0\")/../lib/mlx-ab\" \"$@\""),
     );
     let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
     let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .args(extra)
         .arg("--json")
         .arg(&json)
         .arg("--md")
@@ -224,11 +226,24 @@ fn a_worker_that_crashes_mid_run_stops_the_run_with_no_report_and_no_other_worke
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
-    let err = stderr(&output);
-    assert!(err.contains("worker B ended without replying"), "{err}");
-    assert!(err.contains("signal: 6"), "the abort is named: {err}");
     assert!(!json.exists() && !md.exists(), "a failed run leaves no report");
     assert!(!a_process_runs(&a.join("bin/mlx-ab")), "arm A's worker was left running");
+    assert!(!a_process_runs(&b.join("lib/mlx-ab")), "arm B's worker was left running");
+    stderr(&output)
+}
+
+#[test]
+fn a_worker_that_crashes_mid_run_stops_the_run() {
+    let err = run_with_a_failing_worker("crash", "MLX_AB_WORKER_ABORT_AT_RUN", &[]);
+    assert!(err.contains("worker B ended without replying"), "{err}");
+    assert!(err.contains("signal: 6"), "the abort is named: {err}");
+}
+
+#[test]
+fn a_worker_that_hangs_mid_run_is_killed_at_the_timeout() {
+    let err =
+        run_with_a_failing_worker("hang", "MLX_AB_WORKER_HANG_AT_RUN", &["--worker-timeout", "3"]);
+    assert!(err.contains("worker B did not reply within 3 s and was killed"), "{err}");
 }
 
 #[test]
