@@ -44,11 +44,14 @@ def sdpa_points():
                "flops": 4 * heads * q * kv * 128}
 
 
-def softmax_points():
+SOFTMAX_SHAPES = [(8, 2048, 2048), (8, 8192, 8192), (1, 32768, 32768), (8, 512, 8192),
+                  (8, 512, 32768)]
+
+
+def softmax_points(shapes=SOFTMAX_SHAPES):
     """The causal softmax stage alone, on held float32 scores (bytes: the fewest a kernel must
     move, the visible scores read once and every output written once)."""
-    for heads, q, kv in [(8, 2048, 2048), (8, 8192, 8192), (1, 32768, 32768), (8, 512, 8192),
-                         (8, 512, 32768)]:
+    for heads, q, kv in shapes:
         visible = sum(min(kv, i + kv - q + 1) for i in range(q))
         yield {"op": "softmax", "dtype": "float32", "heads": heads, "q_len": q, "kv_len": kv,
                "args": f"softmax float32 {heads} {q} {kv}", "calls": 1, "flops": 0,
@@ -175,6 +178,8 @@ def main():
     ap.add_argument("--b-ptx-cache")
     ap.add_argument("--budget", type=float, help="seconds after which no new point starts")
     ap.add_argument("--only", help="run just the points whose label contains this text")
+    ap.add_argument("--softmax-shapes", help="softmax sweep shapes HEADS:Q_LEN:KV_LEN,... (a "
+                    "smaller sweep for slow machines)")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args()
@@ -184,7 +189,10 @@ def main():
     if args.sweep in ("sdpa", "all"):
         points += list(sdpa_points())
     if args.sweep in ("softmax", "all"):
-        points += list(softmax_points())
+        shapes = SOFTMAX_SHAPES
+        if args.softmax_shapes:
+            shapes = [tuple(int(v) for v in s.split(":")) for s in args.softmax_shapes.split(",")]
+        points += list(softmax_points(shapes))
     if args.only:
         points = [p for p in points if args.only in label(p)]
     a, b = Worker("a", args.a, args.a_ptx_cache), Worker("b", args.b, args.b_ptx_cache)
