@@ -134,4 +134,3 @@ fn git(dir: &Path, args: &[&str], what: &str) -> Fallible<()> {
     }
     Ok(())
 }
-
