@@ -161,7 +161,7 @@ def markdown(results, meta):
         lines.append(f"| {label(r)} | {r['a_seconds'] * 1e3:.4f} | {r['b_seconds'] * 1e3:.4f} | "
                      f"{r['ratio']:.3f} | [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] | "
                      f"{r['b_faster']}/{r['a_faster']} (p = {r['p']:.3g}) | {r['a_tflops']:.2f} | "
-                     f"{r['b_gbps']:.0f} | "
+                     f"{r['b_gbps']:.1f} | "
                      f"{'yes' if r['identical'] else '**NO**'} |")
     return "\n".join(lines) + "\n"
 
