@@ -205,6 +205,15 @@ fn a_process_runs(exe: &Path) -> bool {
         .any(|p| std::fs::read_link(p.path().join("exe")).is_ok_and(|target| target == exe))
 }
 
+/// Runs `command` (an `mlx-ab run`) asking for both reports, expects exit 2 and neither report.
+fn run_expecting_exit_2(scratch: &Scratch, mut command: Command) -> Output {
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = command.arg("--json").arg(&json).arg("--md").arg(&md).output().unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert!(!json.exists() && !md.exists(), "a failed run leaves no report");
+    output
+}
+
 /// Runs the tiny A/B with arm B's worker under the fault `hook` (`MLX_AB_WORKER_..._AT_RUN=2`:
 /// its second run, after the warm-up, in the first pair) and `extra` arguments; checks that the
 /// run stops with exit 2, no report and no worker left; returns stderr.
@@ -216,17 +225,9 @@ fn run_with_a_failing_worker(name: &str, hook: &str, extra: &[&str]) -> String {
         &b.join("bin/mlx-ab"),
         &format!("{hook}=2 exec \"$(dirname \"$0\")/../lib/mlx-ab\" \"$@\""),
     );
-    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
-        .args(extra)
-        .arg("--json")
-        .arg(&json)
-        .arg("--md")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
-    assert!(!json.exists() && !md.exists(), "a failed run leaves no report");
+    let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
+    command.args(extra);
+    let output = run_expecting_exit_2(&scratch, command);
     assert!(!a_process_runs(&a.join("bin/mlx-ab")), "arm A's worker was left running");
     assert!(!a_process_runs(&b.join("lib/mlx-ab")), "arm B's worker was left running");
     stderr(&output)
@@ -339,20 +340,11 @@ fn bad_prebuilt_layouts_exit_2_before_anything_runs() {
 fn device_gpu_without_a_gpu_is_a_clear_error() {
     let scratch = Scratch::new("gpu");
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    let patches = own_patches();
-    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = run_prebuilt(&scratch, &a, &b, &patches)
-        .args(["--device", "gpu"])
-        .arg("--json")
-        .arg(&json)
-        .arg("--md")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
+    command.args(["--device", "gpu"]);
+    let output = run_expecting_exit_2(&scratch, command);
     let message = stderr(&output);
     assert!(message.contains("--device gpu") && message.contains("no GPU"), "{message}");
-    assert!(!json.exists() && !md.exists(), "no partial report");
     assert!(output.stdout.is_empty(), "no summary either: {}", describe(&output));
 
     // generate, in this process's own MLX: the same refusal; --device cpu works.
