@@ -143,21 +143,14 @@ mod tests {
         assert_ne!(spec("/a", "d1"), spec("/a", "d2"));
     }
 
-    /// A fresh scratch directory of this test process.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("mlx-build-{name}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
-
     fn fill_ok(staging: &Path) -> Fallible<()> {
         fs::write(staging.join("lib"), b"ok").map_err(|e| e.to_string())
     }
 
     #[test]
     fn racing_builds_of_one_key_fill_it_once() {
-        let dir = scratch("race");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let entry = dir.join("entry");
         let fills = std::sync::atomic::AtomicUsize::new(0);
         std::thread::scope(|s| {
@@ -178,12 +171,12 @@ mod tests {
         });
         assert_eq!(fills.into_inner(), 1);
         assert_eq!(fs::read(entry.join("lib")).unwrap(), b"ok");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_build_that_dies_half_way_leaves_nothing_that_counts() {
-        let dir = scratch("killed");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let entry = dir.join("entry");
         let died = std::panic::catch_unwind(|| {
             publish_once(&entry, |staging| {
@@ -195,25 +188,25 @@ mod tests {
         assert!(!entry.exists() && entry.with_extension("partial").exists());
         assert_eq!(fs::read(publish_once(&entry, fill_ok).unwrap().join("lib")).unwrap(), b"ok");
         assert!(!entry.with_extension("partial").exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn an_entry_without_its_marker_is_rebuilt() {
         // A truncated copy or a hand-edited cache: the directory is there, the marker is not.
-        let dir = scratch("truncated");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let entry = dir.join("entry");
         fs::create_dir_all(&entry).unwrap();
         fs::write(entry.join("lib"), b"trunc").unwrap();
         assert_eq!(fs::read(publish_once(&entry, fill_ok).unwrap().join("lib")).unwrap(), b"ok");
         assert!(entry.join(COMPLETE_MARKER).exists());
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_failed_write_at_publish_publishes_nothing() {
         // The marker cannot be written (as on a full disk): an error, and no entry.
-        let dir = scratch("publish");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let entry = dir.join("entry");
         let failed = publish_once(&entry, |staging| {
             fill_ok(staging)?;
@@ -222,12 +215,12 @@ mod tests {
         assert!(failed.unwrap_err().contains("complete"));
         assert!(!entry.exists());
         assert_eq!(fs::read(publish_once(&entry, fill_ok).unwrap().join("lib")).unwrap(), b"ok");
-        fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
     fn a_failed_fill_publishes_nothing_and_the_next_fill_wins() {
-        let dir = scratch("failed");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let entry = dir.join("entry");
         let failed = publish_once(&entry, |staging| {
             fs::write(staging.join("half"), b"x").unwrap();
@@ -238,6 +231,5 @@ mod tests {
         let published = publish_once(&entry, fill_ok);
         assert_eq!(fs::read(published.unwrap().join("lib")).unwrap(), b"ok");
         assert!(!entry.join("half").exists(), "the half-written staging dir leaked into the entry");
-        fs::remove_dir_all(&dir).unwrap();
     }
 }
