@@ -19,7 +19,7 @@ pub enum Command {
     MakeModel {
         #[arg(long)]
         out: PathBuf,
-        /// One of the presets of `mlx-model` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense).
+        /// One of the presets of `mlx-model` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
         #[arg(long, default_value = "bench")]
         preset: String,
         #[arg(long, default_value_t = 0)]

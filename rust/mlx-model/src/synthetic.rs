@@ -30,6 +30,12 @@ pub struct RunShape {
 const BENCH_RUN: RunShape = RunShape { prompt_len: 1024, gen_len: 32, prefill_chunk: 512 };
 /// Tiny: chunks of 32 tokens reach mlx-lm's sort threshold (32 * top-2 = 64 pairs).
 const TINY_RUN: RunShape = RunShape { prompt_len: 80, gen_len: 16, prefill_chunk: 32 };
+/// Qwen3-30B-A3B: mlx-lm's default prefill step (2048), so each chunk gives the experts
+/// 2048 * 8 / 128 = 128 rows each.
+const QWEN3_30B_A3B_RUN: RunShape = RunShape { prompt_len: 2048, gen_len: 32, prefill_chunk: 2048 };
+/// Layers of the qwen3-30b-a3b preset (the real model has 48): enough for per-layer costs to
+/// dominate, small enough (about 3 GB) to write and load in seconds.
+const QWEN3_30B_A3B_LAYERS: usize = 8;
 
 const PRESETS: &[Preset] = &[
     Preset {
@@ -61,6 +67,13 @@ const PRESETS: &[Preset] = &[
         config: tiny_dense,
         run: TINY_RUN,
     },
+    Preset {
+        name: "qwen3-30b-a3b",
+        about: "Qwen3-30B-A3B's layer shapes with random weights, 8 of its 48 layers (prompt 2048 in one chunk, 32 new tokens)",
+        dtype: Dtype::Bfloat16,
+        config: qwen3_30b_a3b,
+        run: QWEN3_30B_A3B_RUN,
+    },
 ];
 
 /// The workload `preset` is sized for.
@@ -69,9 +82,8 @@ pub fn preset_run_shape(preset: &str) -> Result<RunShape> {
 }
 
 /// Names accepted by [`write_synthetic`]; the first is the default for tools.
-pub fn presets() -> &'static [&'static str] {
-    const NAMES: &[&str] = &["bench", "bench-bf16", "tiny", "tiny-bf16", "tiny-dense"];
-    NAMES
+pub fn presets() -> Vec<&'static str> {
+    PRESETS.iter().map(|p| p.name).collect()
 }
 
 fn find(preset: &str) -> Result<&'static Preset> {
@@ -165,6 +177,25 @@ fn bench() -> ModelConfig {
         num_experts_per_tok: 4,
         decoder_sparse_step: 1,
         moe_intermediate_size: 512,
+        norm_topk_prob: true,
+        ..base(ModelKind::Qwen3Moe)
+    }
+}
+
+/// Qwen3-30B-A3B's config.json, but for the number of layers.
+fn qwen3_30b_a3b() -> ModelConfig {
+    ModelConfig {
+        hidden_size: 2048,
+        num_hidden_layers: QWEN3_30B_A3B_LAYERS,
+        intermediate_size: 6144,
+        num_attention_heads: 32,
+        num_key_value_heads: 4,
+        head_dim: 128,
+        vocab_size: 151_936,
+        num_experts: 128,
+        num_experts_per_tok: 8,
+        decoder_sparse_step: 1,
+        moe_intermediate_size: 768,
         norm_topk_prob: true,
         ..base(ModelKind::Qwen3Moe)
     }

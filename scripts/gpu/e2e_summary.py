@@ -1,0 +1,30 @@
+#!/usr/bin/env python3
+"""One Markdown row per finished e2e run (the JSON reports mlx-ab wrote into DIR)."""
+import json
+import pathlib
+import sys
+
+
+def ratio(r):
+    lo, hi = r["ci95"]
+    s = r["sign_test"]
+    return f'{r["median"]:.3f} [{lo:.3f}, {hi:.3f}] ({s["greater"]}/{s["less"]})'
+
+
+def main(folder):
+    print("| run | preset | prompt / chunk / gen | B | outputs | stock prefill tok/s | prefill B/A | "
+          "stock decode tok/s | decode B/A | peak B/A |")
+    print("|---|---|---|---|---|---:|---|---:|---|---|")
+    for path in sorted(pathlib.Path(folder).glob("*.json")):
+        d = json.loads(path.read_text())
+        w, a, r = d["workload"], d["arms"]["A"], d["ratio"]
+        b = ",".join(d["arms"]["B"]["mlx"]["patches"]) or "none"
+        shape = f'{w["prompt_len"]} / {w["prefill_chunk"]} / {w["gen_len"]}'
+        print(f'| {path.stem} | {w["preset"]} | {shape} | {b} | {d["verdict"]} | '
+              f'{a["prefill_tps"]["median"]:.0f} | {ratio(r["prefill_tps"])} | '
+              f'{a["decode_tps"]["median"]:.1f} | {ratio(r["decode_tps"])} | '
+              f'{r["peak_memory_bytes"]["median"]:.3f} |')
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
