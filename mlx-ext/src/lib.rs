@@ -1,5 +1,11 @@
 //! This project's own C++ beside MLX. Modules named after a patch id exist only in builds with
-//! that patch (their cargo feature), because they call what the patch adds to MLX.
+//! that patch (their cargo feature), because they call what the patch adds to MLX; those under
+//! [`ffi`] exist in every build.
 
 #[cfg(feature = "fused-causal-softmax")]
 pub mod fused_causal_softmax;
+
+/// Bindings that need no patch.
+pub mod ffi {
+    pub mod gate;
+}

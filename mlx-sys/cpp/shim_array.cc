@@ -158,32 +158,47 @@ std::uint8_t array_status(const array& a) {
 }
 
 void array_eval(const array& a) {
-  MLX_SYS_LOCK;
-  eval(std::vector<array>{a});
+  eval_then_wait({&a, 1});
 }
 
 void array_copy_to(const array& a, rust::Slice<std::uint8_t> out) {
-  MLX_SYS_LOCK;
-  if (out.size() != a.nbytes()) {
+  if (out.size() != array_nbytes(a)) {
     throw std::invalid_argument("[array] output buffer size does not match nbytes");
   }
-  array src = a;
-  eval(std::vector<array>{src});
+  eval_then_wait({&a, 1});
   // Views (transpose, broadcast, strided slices) share a buffer with other strides.
-  if (!src.flags().row_contiguous) {
-    src = contiguous(src);
-    eval(std::vector<array>{src});
+  std::optional<array> copied;
+  struct FreeLocked {
+    std::optional<array>& held;
+    ~FreeLocked() {
+      MLX_SYS_LOCK;
+      held.reset();
+    }
+  } free_locked{copied};
+  {
+    MLX_SYS_LOCK;
+    if (!a.flags().row_contiguous) {
+      copied = contiguous(a);
+    }
   }
+  if (copied) {
+    eval_then_wait({&*copied, 1});
+  }
+  MLX_SYS_LOCK;
+  const array& src = copied ? *copied : a;
   if (out.size() > 0) {
     std::memcpy(out.data(), src.data<std::uint8_t>(), out.size());
   }
 }
 
 void array_item_to(const array& a, rust::Slice<std::uint8_t> out) {
-  MLX_SYS_LOCK;
-  if (out.size() != a.itemsize()) {
+  if (out.size() != array_itemsize(a)) {
     throw std::invalid_argument("[array] output buffer size does not match itemsize");
   }
+  if (array_size(a) == 1) {
+    eval_then_wait({&a, 1});
+  }
+  MLX_SYS_LOCK;
   array src = a;
   dispatch_dtype(src.dtype(), [&]<typename T>() {
     T value = src.item<T>();
@@ -192,6 +207,7 @@ void array_item_to(const array& a, rust::Slice<std::uint8_t> out) {
 }
 
 rust::String array_to_string(const array& a) {
+  eval_then_wait({&a, 1});
   MLX_SYS_LOCK;
   std::ostringstream os;
   os << a;
@@ -218,8 +234,7 @@ void array_vec_free(std::unique_ptr<std::vector<array>> v) {
 }
 
 void eval_all(const std::vector<array>& v) {
-  MLX_SYS_LOCK;
-  eval(v);
+  eval_then_wait({v.data(), v.size()});
 }
 
 void async_eval_all(const std::vector<array>& v) {

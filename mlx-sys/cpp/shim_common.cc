@@ -11,6 +11,26 @@ std::recursive_mutex& api_mutex() {
   return *m;
 }
 
+void eval_then_wait(std::span<const array> outputs) {
+  std::vector<mlx::core::Event> pending;
+  {
+    MLX_SYS_LOCK;
+    // Declared after the guard: these handles are released under the lock.
+    std::vector<array> v(outputs.begin(), outputs.end());
+    mlx::core::async_eval(v);
+    for (const auto& x : v) {
+      if (x.status() == array::Status::evaluated && x.event().valid()) {
+        pending.push_back(x.event());
+      }
+    }
+  }
+  for (auto& e : pending) {
+    e.wait();
+  }
+  MLX_SYS_LOCK;
+  mlx::core::eval(std::vector<array>(outputs.begin(), outputs.end()));
+}
+
 mlx::core::Dtype dtype_from_code(std::uint8_t code) {
   using namespace mlx::core;
   switch (code) {

@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "mlx/mlx.h"
@@ -16,15 +17,31 @@ namespace mlx_sys {
 
 using mlx::core::array;
 
-// One lock for every call into MLX made through mlx-sys (and, by contract, mlx-ext).
-// MLX graph nodes are shared, mutable (eval detaches them, sets status and data) and not
-// internally synchronized, while the Rust wrappers are Send + Sync. Serializing all calls
-// makes that sound; kernels still run on MLX's own stream threads. Recursive so that a
-// shim helper may call another one.
+// One lock for every call into MLX made through mlx-sys (and, by contract, mlx-ext), held for
+// the call's graph work but not while it waits for kernels. What MLX v0.32.4 itself guarantees
+// across threads (rust/mlx's README, "Threads", has the references):
+// - synchronized by MLX: the stream registry, the scheduler (one worker thread and queue per
+//   stream), CPU events, the CPU allocator; per thread: default streams, command encoders,
+//   tracing state. A stream runs work only from the thread that made it.
+// - not synchronized: graph nodes. Evaluation, drops and even const reads (is_available)
+//   write a node's status, event, primitive, inputs and siblings; only its reference count
+//   is atomic. Arrays are Send + Sync on the Rust side, so any node may be reachable from
+//   several threads: every touch of a node holds this lock. So does the default device,
+//   a plain global.
+// An eval therefore holds it for MLX's graph walk (which only enqueues kernels on the stream
+// threads) and waits for the kernels without it (eval_then_wait), so other threads evaluate,
+// build graphs and drop arrays meanwhile. Recursive so that a shim helper may call another.
 std::recursive_mutex& api_mutex();
 
 // Hold for the duration of one shim call.
 #define MLX_SYS_LOCK std::lock_guard<std::recursive_mutex> mlx_sys_guard_(::mlx_sys::api_mutex())
+
+// eval(outputs) without holding the lock while kernels run: MLX's async_eval walks the graph
+// under the lock, attaching an event to every node it schedules (so readers on other threads
+// wait for the data); then the events are waited on unlocked (MLX's events are internally
+// synchronized and are copied, so no node is touched); then eval() under the lock marks the
+// outputs available. Kernel errors are thrown as by eval().
+void eval_then_wait(std::span<const array> outputs);
 
 // MLX dtype from the Dtype::Val ordinal used on the Rust side; throws on a bad code.
 mlx::core::Dtype dtype_from_code(std::uint8_t code);

@@ -86,14 +86,33 @@ void set_default_stream(std::int32_t stream) {
   mc::set_default_stream(known_stream(stream));
 }
 
-void synchronize(std::int32_t stream) {
+namespace {
+
+// A CPU stream's synchronize only enqueues a task on the stream's worker and waits for it
+// (MLX scheduler.cpp, synchronize): no graph node is touched, so no lock is held while it
+// waits. A GPU stream's synchronize uses the device's command encoder: under the lock.
+void synchronize_stream(const mc::Stream& s) {
+  if (s.device == mc::Device::cpu) {
+    mc::synchronize(s);
+    return;
+  }
   MLX_SYS_LOCK;
-  mc::synchronize(known_stream(stream));
+  mc::synchronize(s);
+}
+
+} // namespace
+
+void synchronize(std::int32_t stream) {
+  // get_streams() is guarded by MLX's own mutex.
+  synchronize_stream(known_stream(stream));
 }
 
 void synchronize_default() {
-  MLX_SYS_LOCK;
-  mc::synchronize();
+  mc::Stream s = [] {
+    MLX_SYS_LOCK; // the default device is a plain global
+    return mc::default_stream(mc::default_device());
+  }();
+  synchronize_stream(s);
 }
 
 } // namespace mlx_sys

@@ -63,3 +63,5 @@ pub fn softmax_ref(row: &[f32]) -> Vec<f32> {
     let s: f64 = e.iter().sum();
     e.iter().map(|&x| (x / s) as f32).collect()
 }
+
+pub mod gate;
