@@ -4,8 +4,9 @@
 //! Every call that can throw returns `Result<_, cxx::Exception>` carrying MLX's message.
 //!
 //! Contract for users of this raw layer (the safe crate `mlx` follows it; so must `mlx-ext`):
-//! every shim call takes one process-wide recursive mutex (`mlx_sys::api_mutex()` in
-//! `cpp/shim_common.h`), because MLX graph nodes are mutated by evaluation without locking.
+//! every shim call holds one process-wide recursive mutex (`mlx_sys::api_mutex()` in
+//! `cpp/shim_common.h`) while it touches MLX graph nodes, which MLX mutates without locking;
+//! evaluation holds it for the graph walk but not while kernels run (`eval_then_wait`).
 //! Code calling MLX directly from C++ must hold that mutex too, and handles should be dropped
 //! with [`ffi::array::ffi::array_free`] / [`ffi::array::ffi::array_vec_free`], which take it.
 //!

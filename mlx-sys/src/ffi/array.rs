@@ -2,7 +2,7 @@
 //!
 //! Every function that can throw returns `Result`, so cxx turns the C++ exception into an
 //! `Err` carrying MLX's message. Every call takes the process-wide API lock of the shim
-//! (see `cpp/shim_common.h`); drop arrays with [`ffi::array_free`] so that drops take it too.
+//! (see `cpp/shim_common.h`), evaluations only while they touch graph nodes; drop arrays with [`ffi::array_free`] so that drops take it too.
 //!
 //! Dtype codes are the ordinals of `mlx::core::Dtype::Val`: 0 bool, 1 uint8, 2 uint16,
 //! 3 uint32, 4 uint64, 5 int8, 6 int16, 7 int32, 8 int64, 9 float16, 10 float32, 11 float64,

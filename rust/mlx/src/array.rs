@@ -17,10 +17,11 @@ use crate::{Dtype, Element, Error, Result};
 /// # Threads
 ///
 /// `Array` is `Send` and `Sync`. Every call into MLX made by this crate holds one process-wide
-/// lock (in the mlx-sys shim), because evaluation mutates shared graph nodes without locking
-/// in MLX; with the lock, using arrays from several threads is free of data races. The price
-/// is that MLX calls from different threads run one at a time (kernels themselves run on
-/// MLX's stream threads).
+/// lock (in the mlx-sys shim) while it touches graph nodes, because MLX mutates them without
+/// locking (in evaluation, reads and drops); with the lock, using arrays from several threads
+/// is free of data races. Evaluation holds it only for MLX's graph walk, not while kernels run:
+/// threads evaluating on their own streams compute at the same time, and a drop waits at most
+/// for another thread's graph walk (the workspace README, "Threads", gives MLX's guarantees).
 ///
 /// What does and does not work across threads (each is tested in `tests/threads.rs`):
 /// - An evaluated array can be sent or shared and used by ops on any thread.
@@ -39,8 +40,9 @@ pub struct Array {
     inner: UniquePtr<sys::array>,
 }
 
-// SAFETY: see "Threads" above: all access to the C++ object goes through the shim, which
-// serializes calls with one recursive mutex; MLX's reference counts are atomic.
+// SAFETY: see "Threads" above: every access to a graph node goes through the shim, which
+// serializes them with one recursive mutex; MLX's reference counts are atomic, and what runs
+// unlocked (waiting on MLX's events) touches no node.
 unsafe impl Send for Array {}
 unsafe impl Sync for Array {}
 
