@@ -381,3 +381,47 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     let output = generate("tpu");
     assert_eq!(output.status.code(), Some(2), "clap refuses an unknown device");
 }
+
+/// A checkpoint whose `model.safetensors` is corrupt, in a table: a header length MLX refuses,
+/// and tensor data cut short (MLX checks the offsets against the file size on load). Either
+/// way: exit 2, the file and MLX's message (from its io/safetensors.cpp) on stderr, no report,
+/// no worker left.
+#[test]
+fn a_corrupt_safetensors_file_exits_2_without_a_report() {
+    type Corrupt = fn(&mut Vec<u8>);
+    let cases: &[(&str, Corrupt, &str)] = &[
+        (
+            "bad-header",
+            |bytes| bytes[..8].copy_from_slice(&u64::MAX.to_le_bytes()),
+            "Invalid json header length",
+        ),
+        ("cut-data", |bytes| bytes.truncate(bytes.len() - 64), "exceeding the size of the file"),
+    ];
+    for (name, corrupt, message) in cases {
+        let scratch = Scratch::new(&format!("corrupt-{name}"));
+        let model = scratch.path("model");
+        let made = Command::new(BIN)
+            .args(["make-model", "--preset", "tiny", "--out"])
+            .arg(&model)
+            .output()
+            .unwrap();
+        assert!(made.status.success(), "{}", describe(&made));
+        let file = model.join("model.safetensors");
+        let mut bytes = std::fs::read(&file).unwrap();
+        corrupt(&mut bytes);
+        std::fs::write(&file, bytes).unwrap();
+
+        let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+        let patches = own_patches();
+        let mut command = mlx_ab(&scratch);
+        command.args(["run", "--model"]).arg(&model);
+        command.args(&TINY[3..]).args(["--a-patches", &patches, "--b-patches", &patches]);
+        command.arg("--a-prebuilt").arg(&a).arg("--b-prebuilt").arg(&b);
+        let output = run_expecting_exit_2(&scratch, command);
+        let err = stderr(&output);
+        assert!(err.contains("model.safetensors"), "{name}: the file is named: {err}");
+        assert!(err.contains(message), "{name}: MLX's message: {err}");
+        assert!(!a_process_runs(&a.join("bin/mlx-ab")), "{name}: a worker was left running");
+        assert!(!a_process_runs(&b.join("bin/mlx-ab")), "{name}: a worker was left running");
+    }
+}
