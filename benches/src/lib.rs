@@ -1,6 +1,7 @@
 //! Interleaved A/B timing inside one process: both sides of a case compute the same bits, one
 //! through a patched path and one through the stock computation it replaces.
 
+use mlx_model::median;
 use std::time::Instant;
 
 /// One side of a case: runs the computation to completion (evaluated) and returns its result.
@@ -16,19 +17,8 @@ pub struct Measurement {
 impl Measurement {
     /// Median over pairs of patched time / stock time (below 1 = the patch is faster).
     pub fn median_ratio(&self) -> f64 {
-        let mut ratios: Vec<f64> =
-            self.patched.iter().zip(&self.stock).map(|(p, s)| p / s).collect();
-        median(&mut ratios)
-    }
-}
-
-pub fn median(values: &mut [f64]) -> f64 {
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        (values[n / 2 - 1] + values[n / 2]) / 2.0
+        let ratios: Vec<f64> = self.patched.iter().zip(&self.stock).map(|(p, s)| p / s).collect();
+        median(&ratios).unwrap_or(f64::NAN)
     }
 }
 
@@ -65,7 +55,7 @@ pub fn print_table(measurements: &[Measurement], patches: &[&str]) {
     );
     println!("|---|---|---|---|");
     for m in measurements {
-        let ms = |v: &[f64]| median(&mut v.to_vec()) * 1e3;
+        let ms = |v: &[f64]| median(v).unwrap_or(f64::NAN) * 1e3;
         println!(
             "| {} | {:.2} | {:.2} | {:.3} |",
             m.name,

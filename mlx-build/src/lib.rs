@@ -8,6 +8,7 @@ pub mod cmake_flags;
 pub mod digest;
 pub mod files;
 pub mod nested_cargo;
+pub mod op_table;
 pub mod series;
 
 /// A failure, as one message saying what failed and what to do.

@@ -92,7 +92,8 @@ fn run() -> Fallible<()> {
     link_mlx(&prefix, options.shared_library())?;
     println!("cargo:root={}", prefix.display());
     println!("cargo:include={}", prefix.join("include").display());
-    // Bridges of other crates (mlx-ext) include the shims' headers: DEP_MLX_SHIM_INCLUDE.
+    // Bridges of other crates (mlx-ext) include the shims' headers, and the safe crate reads
+    // the op table (ops.def) there: DEP_MLX_SHIM_INCLUDE.
     println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
     Ok(())
 }

@@ -6,118 +6,82 @@ namespace mlx_sys {
 
 namespace mc = mlx::core;
 
-std::unique_ptr<array> unary(UnaryOp op, const array& a) {
+// Selectors: an op's position among its family's lines in ops.def (the safe crate numbers
+// them the same way from the same file).
+#define MLX_SYS_ENUMERATOR(f, ...) f,
+enum class UnaryOp : std::uint8_t {
+#define MLX_SYS_UNARY MLX_SYS_ENUMERATOR
+#include "ops.def"
+};
+enum class BinaryOp : std::uint8_t {
+#define MLX_SYS_BINARY MLX_SYS_ENUMERATOR
+#include "ops.def"
+};
+enum class ReduceOp : std::uint8_t {
+#define MLX_SYS_REDUCE MLX_SYS_ENUMERATOR
+#include "ops.def"
+};
+enum class ArgReduceOp : std::uint8_t {
+#define MLX_SYS_ARG_REDUCE MLX_SYS_ENUMERATOR
+#include "ops.def"
+};
+enum class SortOp : std::uint8_t {
+#define MLX_SYS_SORT MLX_SYS_ENUMERATOR
+#define MLX_SYS_SORT_K(f, k, doc) f,
+#include "ops.def"
+};
+#undef MLX_SYS_ENUMERATOR
+
+std::unique_ptr<array> unary(std::uint8_t op, const array& a) {
   MLX_SYS_LOCK;
-  switch (op) {
-    case UnaryOp::Abs: return wrap(mc::abs(a));
-    case UnaryOp::Negative: return wrap(mc::negative(a));
-    case UnaryOp::Sign: return wrap(mc::sign(a));
-    case UnaryOp::Exp: return wrap(mc::exp(a));
-    case UnaryOp::Expm1: return wrap(mc::expm1(a));
-    case UnaryOp::Log: return wrap(mc::log(a));
-    case UnaryOp::Log1p: return wrap(mc::log1p(a));
-    case UnaryOp::Log2: return wrap(mc::log2(a));
-    case UnaryOp::Log10: return wrap(mc::log10(a));
-    case UnaryOp::Sqrt: return wrap(mc::sqrt(a));
-    case UnaryOp::Rsqrt: return wrap(mc::rsqrt(a));
-    case UnaryOp::Square: return wrap(mc::square(a));
-    case UnaryOp::Reciprocal: return wrap(mc::reciprocal(a));
-    case UnaryOp::Sigmoid: return wrap(mc::sigmoid(a));
-    case UnaryOp::Tanh: return wrap(mc::tanh(a));
-    case UnaryOp::Sin: return wrap(mc::sin(a));
-    case UnaryOp::Cos: return wrap(mc::cos(a));
-    case UnaryOp::Erf: return wrap(mc::erf(a));
-    case UnaryOp::Floor: return wrap(mc::floor(a));
-    case UnaryOp::Ceil: return wrap(mc::ceil(a));
-    case UnaryOp::Round: return wrap(mc::round(a));
-    case UnaryOp::LogicalNot: return wrap(mc::logical_not(a));
-    case UnaryOp::IsNan: return wrap(mc::isnan(a));
-    case UnaryOp::IsInf: return wrap(mc::isinf(a));
-    case UnaryOp::IsFinite: return wrap(mc::isfinite(a));
-    case UnaryOp::Copy: return wrap(mc::copy(a));
-    case UnaryOp::StopGradient: return wrap(mc::stop_gradient(a));
+  switch (static_cast<UnaryOp>(op)) {
+#define MLX_SYS_UNARY(f, doc) \
+  case UnaryOp::f: return wrap(mc::f(a));
+#include "ops.def"
   }
   throw std::invalid_argument("[mlx-sys] unknown unary op");
 }
 
-std::unique_ptr<array> binary(BinaryOp op, const array& a, const array& b) {
+std::unique_ptr<array> binary(std::uint8_t op, const array& a, const array& b) {
   MLX_SYS_LOCK;
-  switch (op) {
-    case BinaryOp::Add: return wrap(mc::add(a, b));
-    case BinaryOp::Subtract: return wrap(mc::subtract(a, b));
-    case BinaryOp::Multiply: return wrap(mc::multiply(a, b));
-    case BinaryOp::Divide: return wrap(mc::divide(a, b));
-    case BinaryOp::FloorDivide: return wrap(mc::floor_divide(a, b));
-    case BinaryOp::Remainder: return wrap(mc::remainder(a, b));
-    case BinaryOp::Power: return wrap(mc::power(a, b));
-    case BinaryOp::Maximum: return wrap(mc::maximum(a, b));
-    case BinaryOp::Minimum: return wrap(mc::minimum(a, b));
-    case BinaryOp::Equal: return wrap(mc::equal(a, b));
-    case BinaryOp::NotEqual: return wrap(mc::not_equal(a, b));
-    case BinaryOp::Greater: return wrap(mc::greater(a, b));
-    case BinaryOp::GreaterEqual: return wrap(mc::greater_equal(a, b));
-    case BinaryOp::Less: return wrap(mc::less(a, b));
-    case BinaryOp::LessEqual: return wrap(mc::less_equal(a, b));
-    case BinaryOp::LogicalAnd: return wrap(mc::logical_and(a, b));
-    case BinaryOp::LogicalOr: return wrap(mc::logical_or(a, b));
-    case BinaryOp::LogAddExp: return wrap(mc::logaddexp(a, b));
-    case BinaryOp::Arctan2: return wrap(mc::arctan2(a, b));
+  switch (static_cast<BinaryOp>(op)) {
+#define MLX_SYS_BINARY(f, doc) \
+  case BinaryOp::f: return wrap(mc::f(a, b));
+#include "ops.def"
   }
   throw std::invalid_argument("[mlx-sys] unknown binary op");
 }
 
 std::unique_ptr<array> reduce(
-    ReduceOp op, const array& a, rust::Slice<const std::int32_t> axes_, bool all_axes, bool keepdims) {
+    std::uint8_t op, const array& a, rust::Slice<const std::int32_t> axes_, bool all_axes, bool keepdims) {
   MLX_SYS_LOCK;
-  if (all_axes) {
-    switch (op) {
-      case ReduceOp::Sum: return wrap(mc::sum(a, keepdims));
-      case ReduceOp::Mean: return wrap(mc::mean(a, keepdims));
-      case ReduceOp::Max: return wrap(mc::max(a, keepdims));
-      case ReduceOp::Min: return wrap(mc::min(a, keepdims));
-      case ReduceOp::Prod: return wrap(mc::prod(a, keepdims));
-      case ReduceOp::All: return wrap(mc::all(a, keepdims));
-      case ReduceOp::Any: return wrap(mc::any(a, keepdims));
-      case ReduceOp::LogSumExp: return wrap(mc::logsumexp(a, keepdims));
-      case ReduceOp::Var: return wrap(mc::var(a, keepdims));
-    }
-  } else {
-    auto axes = to_ints(axes_);
-    switch (op) {
-      case ReduceOp::Sum: return wrap(mc::sum(a, axes, keepdims));
-      case ReduceOp::Mean: return wrap(mc::mean(a, axes, keepdims));
-      case ReduceOp::Max: return wrap(mc::max(a, axes, keepdims));
-      case ReduceOp::Min: return wrap(mc::min(a, axes, keepdims));
-      case ReduceOp::Prod: return wrap(mc::prod(a, axes, keepdims));
-      case ReduceOp::All: return wrap(mc::all(a, axes, keepdims));
-      case ReduceOp::Any: return wrap(mc::any(a, axes, keepdims));
-      case ReduceOp::LogSumExp: return wrap(mc::logsumexp(a, axes, keepdims));
-      case ReduceOp::Var: return wrap(mc::var(a, axes, keepdims));
-    }
+  auto axes = to_ints(axes_);
+  switch (static_cast<ReduceOp>(op)) {
+#define MLX_SYS_REDUCE(f, doc) \
+  case ReduceOp::f: return wrap(all_axes ? mc::f(a, keepdims) : mc::f(a, axes, keepdims));
+#include "ops.def"
   }
   throw std::invalid_argument("[mlx-sys] unknown reduce op");
 }
 
-std::unique_ptr<array> arg_reduce(ArgReduceOp op, const array& a, std::int32_t axis, bool all_axes, bool keepdims) {
+std::unique_ptr<array> arg_reduce(std::uint8_t op, const array& a, std::int32_t axis, bool all_axes, bool keepdims) {
   MLX_SYS_LOCK;
-  switch (op) {
-    case ArgReduceOp::Argmax:
-      return wrap(all_axes ? mc::argmax(a, keepdims) : mc::argmax(a, axis, keepdims));
-    case ArgReduceOp::Argmin:
-      return wrap(all_axes ? mc::argmin(a, keepdims) : mc::argmin(a, axis, keepdims));
+  switch (static_cast<ArgReduceOp>(op)) {
+#define MLX_SYS_ARG_REDUCE(f, doc) \
+  case ArgReduceOp::f: return wrap(all_axes ? mc::f(a, keepdims) : mc::f(a, axis, keepdims));
+#include "ops.def"
   }
   throw std::invalid_argument("[mlx-sys] unknown arg-reduce op");
 }
 
-std::unique_ptr<array> sort_op(SortOp op, const array& a, std::int32_t k, std::int32_t axis, bool all_axes) {
+std::unique_ptr<array> sort_op(std::uint8_t op, const array& a, std::int32_t k, std::int32_t axis, bool all_axes) {
   MLX_SYS_LOCK;
-  switch (op) {
-    case SortOp::Sort: return wrap(all_axes ? mc::sort(a) : mc::sort(a, axis));
-    case SortOp::Argsort: return wrap(all_axes ? mc::argsort(a) : mc::argsort(a, axis));
-    case SortOp::Partition: return wrap(all_axes ? mc::partition(a, k) : mc::partition(a, k, axis));
-    case SortOp::Argpartition:
-      return wrap(all_axes ? mc::argpartition(a, k) : mc::argpartition(a, k, axis));
-    case SortOp::Topk: return wrap(all_axes ? mc::topk(a, k) : mc::topk(a, k, axis));
+  switch (static_cast<SortOp>(op)) {
+#define MLX_SYS_SORT(f, doc) \
+  case SortOp::f: return wrap(all_axes ? mc::f(a) : mc::f(a, axis));
+#define MLX_SYS_SORT_K(f, k_, doc) \
+  case SortOp::f: return wrap(all_axes ? mc::f(a, k) : mc::f(a, k, axis));
+#include "ops.def"
   }
   throw std::invalid_argument("[mlx-sys] unknown sort op");
 }

@@ -5,93 +5,15 @@
 
 namespace mlx_sys {
 
-// Op selectors. The bridge (src/ffi/ops.rs) repeats them as extern shared enums and cxx
-// checks at compile time that both sides agree.
-enum class UnaryOp : std::uint8_t {
-  Abs,
-  Negative,
-  Sign,
-  Exp,
-  Expm1,
-  Log,
-  Log1p,
-  Log2,
-  Log10,
-  Sqrt,
-  Rsqrt,
-  Square,
-  Reciprocal,
-  Sigmoid,
-  Tanh,
-  Sin,
-  Cos,
-  Erf,
-  Floor,
-  Ceil,
-  Round,
-  LogicalNot,
-  IsNan,
-  IsInf,
-  IsFinite,
-  Copy,
-  StopGradient,
-};
-
-enum class BinaryOp : std::uint8_t {
-  Add,
-  Subtract,
-  Multiply,
-  Divide,
-  FloorDivide,
-  Remainder,
-  Power,
-  Maximum,
-  Minimum,
-  Equal,
-  NotEqual,
-  Greater,
-  GreaterEqual,
-  Less,
-  LessEqual,
-  LogicalAnd,
-  LogicalOr,
-  LogAddExp,
-  Arctan2,
-};
-
-enum class ReduceOp : std::uint8_t {
-  Sum,
-  Mean,
-  Max,
-  Min,
-  Prod,
-  All,
-  Any,
-  LogSumExp,
-  Var,
-};
-
-enum class ArgReduceOp : std::uint8_t {
-  Argmax,
-  Argmin,
-};
-
-enum class SortOp : std::uint8_t {
-  Sort,
-  Argsort,
-  Partition,
-  Argpartition,
-  Topk,
-};
-
-std::unique_ptr<array> unary(UnaryOp op, const array& a);
-std::unique_ptr<array> binary(BinaryOp op, const array& a, const array& b);
+// The table-driven families: `op` selects a line of ops.def (see there); an unknown one throws.
+std::unique_ptr<array> unary(std::uint8_t op, const array& a);
+std::unique_ptr<array> binary(std::uint8_t op, const array& a, const array& b);
 // all_axes: reduce over every axis (axes ignored).
 std::unique_ptr<array> reduce(
-    ReduceOp op, const array& a, rust::Slice<const std::int32_t> axes, bool all_axes, bool keepdims);
-std::unique_ptr<array> arg_reduce(ArgReduceOp op, const array& a, std::int32_t axis, bool all_axes, bool keepdims);
-// Sort, Argsort: k ignored; Partition, Argpartition: k is kth; Topk: k is the count.
-std::unique_ptr<array> sort_op(SortOp op, const array& a, std::int32_t k, std::int32_t axis, bool all_axes);
+    std::uint8_t op, const array& a, rust::Slice<const std::int32_t> axes, bool all_axes, bool keepdims);
+std::unique_ptr<array> arg_reduce(std::uint8_t op, const array& a, std::int32_t axis, bool all_axes, bool keepdims);
+// SORT lines ignore k; SORT_K lines take it (kth, or topk's count).
+std::unique_ptr<array> sort_op(std::uint8_t op, const array& a, std::int32_t k, std::int32_t axis, bool all_axes);
 
 std::unique_ptr<array> softmax(const array& a, rust::Slice<const std::int32_t> axes, bool all_axes, bool precise);
 std::unique_ptr<array> cumsum(const array& a, std::int32_t axis, bool reverse, bool inclusive);

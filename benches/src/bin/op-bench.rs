@@ -66,8 +66,7 @@ fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<S
         seconds.push(start.elapsed().as_secs_f64() / outputs.len() as f64);
         first.get_or_insert_with(|| outputs[0].clone());
     }
-    seconds.sort_by(f64::total_cmp);
-    let median = seconds[seconds.len() / 2];
+    let median = mlx_model::median(&seconds).expect("at least one rep, all finite");
     let digest = digest(first.as_ref().expect("at least one rep"))?;
     Ok(format!("ok {median:.9e} {} {digest:016x}", memory::peak_memory()))
 }

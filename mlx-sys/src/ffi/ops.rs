@@ -1,133 +1,38 @@
 //! `mlx::core` ops from `ops.h`: element-wise, shape, indexing, reductions, sorting,
-//! creation and matmul. Families of same-signature ops are selected by a shared enum so the
-//! bridge stays small; each variant maps to the MLX function of the same name.
-//!
-//! The selector enums are defined in `cpp/shim_ops.h` (extern shared enums), so the shim does
-//! not depend on where the build puts cxx's generated headers.
+//! creation and matmul. Families of same-signature ops (`cpp/ops.def`, their one list) share
+//! one bridge function each, selected by the op's index in that list, so the bridge stays small.
 //!
 //! Flags named `all_axes` select MLX's overload without an axis argument (over all axes).
 
 #[cxx::bridge(namespace = "mlx_sys")]
 pub mod ffi {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[repr(u8)]
-    enum UnaryOp {
-        Abs,
-        Negative,
-        Sign,
-        Exp,
-        Expm1,
-        Log,
-        Log1p,
-        Log2,
-        Log10,
-        Sqrt,
-        Rsqrt,
-        Square,
-        Reciprocal,
-        Sigmoid,
-        Tanh,
-        Sin,
-        Cos,
-        Erf,
-        Floor,
-        Ceil,
-        Round,
-        LogicalNot,
-        IsNan,
-        IsInf,
-        IsFinite,
-        Copy,
-        StopGradient,
-    }
-
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[repr(u8)]
-    enum BinaryOp {
-        Add,
-        Subtract,
-        Multiply,
-        Divide,
-        FloorDivide,
-        Remainder,
-        Power,
-        Maximum,
-        Minimum,
-        Equal,
-        NotEqual,
-        Greater,
-        GreaterEqual,
-        Less,
-        LessEqual,
-        LogicalAnd,
-        LogicalOr,
-        LogAddExp,
-        Arctan2,
-    }
-
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[repr(u8)]
-    enum ReduceOp {
-        Sum,
-        Mean,
-        Max,
-        Min,
-        Prod,
-        All,
-        Any,
-        LogSumExp,
-        Var,
-    }
-
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[repr(u8)]
-    enum ArgReduceOp {
-        Argmax,
-        Argmin,
-    }
-
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    #[repr(u8)]
-    enum SortOp {
-        Sort,
-        Argsort,
-        Partition,
-        Argpartition,
-        Topk,
-    }
-
     unsafe extern "C++" {
         include!("shim_ops.h");
 
         #[namespace = "mlx::core"]
         type array = crate::ffi::array::ffi::array;
 
-        // Defined in shim_ops.h; cxx checks the variants match.
-        type UnaryOp;
-        type BinaryOp;
-        type ReduceOp;
-        type ArgReduceOp;
-        type SortOp;
-
-        fn unary(op: UnaryOp, a: &array) -> Result<UniquePtr<array>>;
-        fn binary(op: BinaryOp, a: &array, b: &array) -> Result<UniquePtr<array>>;
+        // `op`: the position of the op among its family's lines in `cpp/ops.def`, the one
+        // list of these ops (the safe crate generates its wrappers from it).
+        fn unary(op: u8, a: &array) -> Result<UniquePtr<array>>;
+        fn binary(op: u8, a: &array, b: &array) -> Result<UniquePtr<array>>;
         fn reduce(
-            op: ReduceOp,
+            op: u8,
             a: &array,
             axes: &[i32],
             all_axes: bool,
             keepdims: bool,
         ) -> Result<UniquePtr<array>>;
         fn arg_reduce(
-            op: ArgReduceOp,
+            op: u8,
             a: &array,
             axis: i32,
             all_axes: bool,
             keepdims: bool,
         ) -> Result<UniquePtr<array>>;
-        /// Sort/Argsort ignore `k`; Partition/Argpartition take it as kth; Topk as the count.
+        /// SORT lines ignore `k`; SORT_K lines take it (kth, or topk's count).
         fn sort_op(
-            op: SortOp,
+            op: u8,
             a: &array,
             k: i32,
             axis: i32,

@@ -1,6 +1,6 @@
 //! Builds an arm: this crate's binary with the arm's cargo features and MLX environment, in the
-//! arm's own target directory under the cache. A spinner names what cargo is compiling (from
-//! its JSON messages). Cargo runs with `-vv`, so mlx-sys's build-script lines reach us: while
+//! arm's own target directory under the cache. A spinner counts what cargo reports compiled
+//! (its JSON messages; off a terminal, a line every 30 s). Cargo runs with `-vv`, so mlx-sys's build-script lines reach us: while
 //! mlx-sys builds MLX itself (minutes when cold) it draws its own object counter on the terminal
 //! and the spinner steps aside; off a terminal its plain progress lines are passed on.
 
@@ -69,7 +69,7 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         let prefix = format!("build {arm_name}: ");
         std::thread::spawn(move || collect_stderr(stderr, &tail, &log, &bar, &prefix))
     };
-    let mut success = false;
+    let (mut success, mut compiled) = (false, 0);
     for line in BufReader::new(child.stdout.take().unwrap()).lines() {
         let Ok(line) = line else { break };
         let Ok(message) = serde_json::from_str::<serde_json::Value>(&line) else { continue };
@@ -81,7 +81,11 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
                     bar.set_draw_target(ProgressDrawTarget::stderr());
                 }
                 if let Some(package) = package {
-                    bar.set_message(format!("{} ({package})", spec.label()));
+                    compiled += usize::from(reason == "compiler-artifact");
+                    bar.set_message(format!(
+                        "{}: {compiled} crates compiled, last {package}",
+                        spec.label()
+                    ));
                 }
             }
             Some("build-finished") => success = message["success"].as_bool() == Some(true),

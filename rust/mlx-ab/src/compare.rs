@@ -1,6 +1,7 @@
 //! Comparing two generations of the same prompt: tokens, logits bit for bit, and, where they
 //! differ, how far apart (largest |difference|, KL divergence, top-1 agreement).
 
+use mlx_model::argmax;
 use serde::Serialize;
 
 /// One generation as the comparison sees it: tokens and `[steps][vocab]` logits, row-major.
@@ -197,17 +198,6 @@ pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
         .fold(0.0, f64::max)
 }
 
-/// Index of the largest value; ties go to the lowest index (as `argmax` does); NaN is ignored.
-pub fn argmax(row: &[f32]) -> Option<usize> {
-    let mut best: Option<(usize, f32)> = None;
-    for (i, &v) in row.iter().enumerate() {
-        if !v.is_nan() && best.is_none_or(|(_, b)| v > b) {
-            best = Some((i, v));
-        }
-    }
-    best.map(|(i, _)| i)
-}
-
 /// KL(softmax(a) || softmax(b)) in nats, computed in f64; `None` when a row has no finite
 /// maximum or contains NaN.
 pub fn kl_divergence(a: &[f32], b: &[f32]) -> Option<f64> {
@@ -322,14 +312,11 @@ mod tests {
     }
 
     #[test]
-    fn max_abs_diff_and_argmax_edge_cases() {
+    fn max_abs_diff_edge_cases() {
         assert_eq!(max_abs_diff(&[f32::INFINITY], &[f32::NEG_INFINITY]), f64::INFINITY);
         assert_eq!(max_abs_diff(&[f32::INFINITY], &[f32::INFINITY]), 0.0);
         assert_eq!(max_abs_diff(&[1.0], &[f32::NAN]), f64::INFINITY);
         assert_eq!(max_abs_diff(&[], &[]), 0.0);
-        assert_eq!(argmax(&[1.0, 3.0, 3.0, f32::NAN]), Some(1));
-        assert_eq!(argmax(&[f32::NAN]), None);
-        assert_eq!(argmax(&[]), None);
     }
 
     #[test]

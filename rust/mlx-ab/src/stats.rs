@@ -2,19 +2,8 @@
 //! exact two-sided sign test.
 
 use crate::rng::SplitMix64;
+pub use mlx_model::median;
 use serde::Serialize;
-
-/// Median; the mean of the two middle values for an even count. `None` when empty or when a
-/// value is NaN.
-pub fn median(values: &[f64]) -> Option<f64> {
-    if values.is_empty() || values.iter().any(|v| v.is_nan()) {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let mid = sorted.len() / 2;
-    Some(if sorted.len() % 2 == 1 { sorted[mid] } else { (sorted[mid - 1] + sorted[mid]) / 2.0 })
-}
 
 /// Quantile of sorted values by linear interpolation between closest ranks (Hyndman-Fan type 7,
 /// the default of R and NumPy).
@@ -102,15 +91,6 @@ mod tests {
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-12 * b.abs().max(1.0)
-    }
-
-    #[test]
-    fn median_odd_even_and_rejects() {
-        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
-        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
-        assert_eq!(median(&[5.0]), Some(5.0));
-        assert_eq!(median(&[]), None);
-        assert_eq!(median(&[1.0, f64::NAN]), None);
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! that records being called and `MLX_AB_WORKSPACE` pointing nowhere, so a prebuilt run that
 //! needed either would fail. No arm is built: these tests take seconds.
 
+mod common;
+
+use common::describe;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -119,15 +122,6 @@ const TINY: &[&str] = &[
     "--warmup",
     "1",
 ];
-
-fn describe(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -2,6 +2,9 @@
 //! its own process on the tiny synthetic model. The first build of an arm takes minutes (MLX and
 //! the crate graph); later runs reuse it.
 
+mod common;
+
+use common::describe;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -49,15 +52,6 @@ fn run_tiny(name: &str, shape: [&str; 4], extra_args: &[&str]) -> (Output, Optio
     }
     let _ = std::fs::remove_dir_all(&dir);
     (output, report)
-}
-
-fn describe(output: &Output) -> String {
-    format!(
-        "status {:?}\nstdout:\n{}\nstderr:\n{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn check_arm_samples(report: &Value, arm: &str, pairs: usize) {

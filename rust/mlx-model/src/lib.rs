@@ -21,6 +21,7 @@ mod cache;
 mod config;
 mod error;
 mod generate;
+mod host;
 mod layers;
 mod mlp;
 mod model;
@@ -32,6 +33,7 @@ pub use cache::Cache;
 pub use config::{ModelConfig, ModelKind, QuantSpec, QuantizationConfig};
 pub use error::{Error, Result};
 pub use generate::{generate, Generation};
+pub use host::{argmax, median};
 pub use model::Model;
 pub use prompt::{splitmix64, synthetic_prompt};
 pub use synthetic::{

@@ -10,17 +10,6 @@ pub fn synthetic(preset: &str, seed: u64) -> TempDir {
     dir
 }
 
-/// Index of the largest value (first on ties), as MLX's argmax.
-pub fn argmax(v: &[f32]) -> usize {
-    let mut best = 0;
-    for (i, &x) in v.iter().enumerate() {
-        if x > v[best] {
-            best = i;
-        }
-    }
-    best
-}
-
 /// Largest value minus the second largest.
 pub fn top2_gap(v: &[f32]) -> f32 {
     let mut s: Vec<f32> = v.to_vec();

@@ -1,94 +1,10 @@
-//! Element-wise arithmetic and math, dtype conversion, and the `+ - * /` operators.
+//! SiLU, dtype conversion, and the `+ - * /` operators (the element-wise functions come from
+//! the op table, `table.rs`).
 
-use mlx_sys::ffi::ops::ffi::{self as sys, BinaryOp, UnaryOp};
+use mlx_sys::ffi::ops::ffi as sys;
 
+use super::{add, divide, multiply, negative, sigmoid, subtract};
 use crate::{Array, Dtype, Result};
-
-fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
-    Array::wrap(sys::unary(op, a.as_raw()))
-}
-
-pub(crate) fn binary(op: BinaryOp, a: &Array, b: &Array) -> Result<Array> {
-    Array::wrap(sys::binary(op, a.as_raw(), b.as_raw()))
-}
-
-macro_rules! unary_ops {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(a: &Array) -> Result<Array> {
-            unary(UnaryOp::$op, a)
-        }
-    )*};
-}
-
-macro_rules! binary_ops {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(a: &Array, b: &Array) -> Result<Array> {
-            binary(BinaryOp::$op, a, b)
-        }
-    )*};
-}
-
-unary_ops! {
-    /// |a|.
-    abs => Abs;
-    /// -a.
-    negative => Negative;
-    /// -1, 0 or 1 by the sign of a.
-    sign => Sign;
-    exp => Exp;
-    /// exp(a) - 1, accurate near 0.
-    expm1 => Expm1;
-    /// Natural logarithm.
-    log => Log;
-    /// log(1 + a), accurate near 0.
-    log1p => Log1p;
-    log2 => Log2;
-    log10 => Log10;
-    sqrt => Sqrt;
-    /// 1 / sqrt(a).
-    rsqrt => Rsqrt;
-    square => Square;
-    /// 1 / a.
-    reciprocal => Reciprocal;
-    /// 1 / (1 + exp(-a)).
-    sigmoid => Sigmoid;
-    tanh => Tanh;
-    sin => Sin;
-    cos => Cos;
-    erf => Erf;
-    floor => Floor;
-    ceil => Ceil;
-    /// Round half to even.
-    round => Round;
-    /// A new node with the same values.
-    copy => Copy;
-    /// Identity that blocks gradients.
-    stop_gradient => StopGradient;
-}
-
-binary_ops! {
-    /// a + b with broadcasting.
-    add => Add;
-    /// a - b with broadcasting.
-    subtract => Subtract;
-    /// a * b with broadcasting.
-    multiply => Multiply;
-    /// a / b with broadcasting (true division: integers give floats).
-    divide => Divide;
-    /// floor(a / b).
-    floor_divide => FloorDivide;
-    /// a mod b, with the sign of b.
-    remainder => Remainder;
-    /// a ** b.
-    power => Power;
-    maximum => Maximum;
-    minimum => Minimum;
-    /// log(exp(a) + exp(b)).
-    logaddexp => LogAddExp;
-    arctan2 => Arctan2;
-}
 
 /// a * sigmoid(a) (SiLU), as two MLX ops.
 pub fn silu(a: &Array) -> Result<Array> {

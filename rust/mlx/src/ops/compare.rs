@@ -1,56 +1,9 @@
-//! Comparisons, logic, NaN/inf tests and `where`.
+//! Whole-array equality and `where` (comparisons, logic and NaN/inf tests come from the op
+//! table, `table.rs`).
 
-use mlx_sys::ffi::ops::ffi::{self as sys, BinaryOp, UnaryOp};
+use mlx_sys::ffi::ops::ffi as sys;
 
-use super::arith::binary;
 use crate::{Array, Result};
-
-macro_rules! compare_ops {
-    ($($(#[$doc:meta])* $name:ident => $op:ident;)*) => {$(
-        $(#[$doc])*
-        pub fn $name(a: &Array, b: &Array) -> Result<Array> {
-            binary(BinaryOp::$op, a, b)
-        }
-    )*};
-}
-
-compare_ops! {
-    /// a == b, element-wise (bool).
-    equal => Equal;
-    /// a != b, element-wise (bool).
-    not_equal => NotEqual;
-    /// a > b, element-wise (bool).
-    greater => Greater;
-    /// a >= b, element-wise (bool).
-    greater_equal => GreaterEqual;
-    /// a < b, element-wise (bool).
-    less => Less;
-    /// a <= b, element-wise (bool).
-    less_equal => LessEqual;
-    logical_and => LogicalAnd;
-    logical_or => LogicalOr;
-}
-
-fn unary(op: UnaryOp, a: &Array) -> Result<Array> {
-    Array::wrap(sys::unary(op, a.as_raw()))
-}
-
-pub fn logical_not(a: &Array) -> Result<Array> {
-    unary(UnaryOp::LogicalNot, a)
-}
-
-pub fn isnan(a: &Array) -> Result<Array> {
-    unary(UnaryOp::IsNan, a)
-}
-
-/// True for +inf and -inf.
-pub fn isinf(a: &Array) -> Result<Array> {
-    unary(UnaryOp::IsInf, a)
-}
-
-pub fn isfinite(a: &Array) -> Result<Array> {
-    unary(UnaryOp::IsFinite, a)
-}
 
 /// A 0-d bool array: same shape and equal values (NaN equals NaN if `equal_nan`).
 pub fn array_equal(a: &Array, b: &Array, equal_nan: bool) -> Result<Array> {

@@ -11,7 +11,7 @@ mod index;
 mod linalg;
 mod reduce;
 mod shape;
-mod sort;
+mod table;
 
 pub use arith::*;
 pub use compare::*;
@@ -20,7 +20,7 @@ pub use index::*;
 pub use linalg::*;
 pub use reduce::*;
 pub use shape::*;
-pub use sort::*;
+pub use table::*;
 
 use crate::Array;
 
