@@ -29,6 +29,28 @@ pub fn tree(root: &Path) -> Fallible<String> {
     Ok(hex(&hasher.finalize()))
 }
 
+/// SHA-256 over each file's length and bytes, in the order given (read in chunks: libraries
+/// run to hundreds of MB).
+pub fn files(paths: &[&Path]) -> Fallible<String> {
+    use std::io::Read;
+    let mut hasher = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    for path in paths {
+        let mut file =
+            fs::File::open(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let len = file.metadata().map_err(|e| format!("reading {}: {e}", path.display()))?.len();
+        hasher.update(len.to_le_bytes());
+        loop {
+            let n = file.read(&mut buf).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            if n == 0 {
+                break;
+            }
+            hasher.update(&buf[..n]);
+        }
+    }
+    Ok(hex(&hasher.finalize()))
+}
+
 pub fn bytes(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }

@@ -14,6 +14,7 @@ mod markdown;
 mod prebuilt;
 mod protocol;
 mod provenance;
+mod ptx_cache;
 mod report;
 mod rng;
 mod run;

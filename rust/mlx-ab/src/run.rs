@@ -17,7 +17,7 @@ use crate::stats::{summarize_ratios, BOOTSTRAP_ITERATIONS};
 use crate::tally::{ArmTally, RunOutput, Tally};
 use crate::worker_process::{Ready, Worker};
 use crate::workload::{self, Workload};
-use crate::{cache_dir, markdown, provenance, ui};
+use crate::{cache_dir, markdown, provenance, ptx_cache, ui};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
@@ -163,7 +163,7 @@ fn run_arms(
     run_dir: &Path,
 ) -> Result<(Tally, Ready, Ready), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
-        let env = worker_env(name, binaries[i], run_dir);
+        let env = worker_env(binaries[i])?;
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =
             Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
@@ -179,14 +179,11 @@ fn run_arms(
     Ok((tally, ready_a, ready_b))
 }
 
-/// The arm's environment, plus its own `MLX_PTX_CACHE_DIR`: MLX's CUDA backend caches JIT-compiled
-/// kernels on disk under the MLX version and the kernel's name only (default: `mlx/<version>/ptx`
-/// in the system temp folder), so two arms of one MLX version would otherwise run each other's
-/// kernels. Fresh per run (the warm-up absorbs the compile).
-fn worker_env(name: &str, binary: &ArmBinary, run_dir: &Path) -> Vec<(OsString, OsString)> {
+/// The arm's environment, plus its own JIT kernel cache (see `ptx_cache`).
+fn worker_env(binary: &ArmBinary) -> Result<Vec<(OsString, OsString)>, String> {
     let mut env = binary.env.clone();
-    env.push(("MLX_PTX_CACHE_DIR".into(), run_dir.join(format!("ptx-{name}")).into_os_string()));
-    env
+    env.push(("MLX_PTX_CACHE_DIR".into(), ptx_cache::dir(binary)?.into_os_string()));
+    Ok(env)
 }
 
 /// The worker is the arm asked for: the patches it asked for (a report on patches that were not
