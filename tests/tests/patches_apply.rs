@@ -85,6 +85,9 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
         checked.push(format!("{name} {}", package["version"].as_str().unwrap()));
     }
     assert!(checked.len() >= 8, "only {checked:?} select patches");
+    // The A/B driver links no MLX, so it selects no patches; its worker does.
+    assert!(checked.iter().any(|c| c.starts_with("mlx-ab-worker ")), "{checked:?}");
+    assert!(!checked.iter().any(|c| c.starts_with("mlx-ab ")), "the driver selects patches");
     for drop_in in ["mlx-sys 0.7.0", "mlx-rs-example 0.1.0"] {
         assert!(checked.iter().any(|c| c == drop_in), "{drop_in} not checked: {checked:?}");
     }

@@ -1,5 +1,5 @@
 //! One side of an A/B comparison: which patches, which MLX source, which extra patch files. An
-//! arm is realized as a build of this crate's binary against that MLX, in its own cargo target
+//! arm is realized as a build of its worker (`mlx-ab-worker`) against that MLX, in its own cargo target
 //! directory under the cache (two MLX builds cannot share one process).
 
 use crate::cache_dir;

@@ -1,4 +1,4 @@
-//! Builds an arm: this crate's binary with the arm's cargo features and MLX environment, in the
+//! Builds an arm: its worker (`mlx-ab-worker`) with the arm's cargo features and MLX environment, in the
 //! arm's own target directory under the cache. A spinner counts what cargo reports compiled
 //! (its JSON messages; off a terminal, a line every 30 s). Cargo runs with `-vv`, so mlx-sys's build-script lines reach us: while
 //! mlx-sys builds MLX itself (minutes when cold) it draws its own object counter on the terminal
@@ -19,6 +19,8 @@ pub struct BuiltArm {
 }
 
 const LOG_FILE: &str = "mlx-ab-build.log";
+/// The package (and binary) an arm is: the only one that links MLX.
+pub const WORKER: &str = "mlx-ab-worker";
 
 fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
@@ -42,7 +44,7 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
     let mut command = mlx_build::nested_cargo::command(cargo());
     command
         .current_dir(&workspace)
-        .args(["build", "--release", "-p", "mlx-ab", "--no-default-features"])
+        .args(["build", "--release", "-p", WORKER, "--no-default-features"])
         .args(["--message-format", "json-render-diagnostics", "--target-dir"])
         .arg(&target_dir)
         .stdin(Stdio::null())
@@ -105,7 +107,8 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
             target_dir.join(LOG_FILE).display()
         ));
     }
-    let binary = target_dir.join("release").join(format!("mlx-ab{}", std::env::consts::EXE_SUFFIX));
+    let binary =
+        target_dir.join("release").join(format!("{WORKER}{}", std::env::consts::EXE_SUFFIX));
     if !binary.is_file() {
         return Err(format!("cargo finished but {} is missing", binary.display()));
     }

@@ -1,7 +1,7 @@
 //! Command line: subcommands and their options.
 
-use crate::device::DeviceKind;
 use clap::{Args, Parser, Subcommand};
+use mlx_ab_protocol::DeviceKind;
 use std::path::PathBuf;
 
 #[derive(Parser)]
@@ -13,33 +13,52 @@ pub struct Cli {
 
 #[derive(Subcommand)]
 pub enum Command {
-    /// Print, as JSON, the MLX this binary links: version, applied patches, source digest.
-    Info,
-    /// Write a synthetic checkpoint (config.json + model.safetensors) from a preset and a seed.
+    /// A/B two MLX builds on one model: identical tokens and logits? how much faster?
+    /// Exit status: 0 identical, 1 outputs differ, 2 error.
+    Run(Box<RunArgs>),
+    /// Print, as JSON, the MLX of one arm's worker: version, applied patches, source digest.
+    Info(WorkerChoice),
+    /// Write a synthetic checkpoint (config.json + model.safetensors) from a preset and a seed,
+    /// with one arm's worker (the weights are made with MLX).
     MakeModel {
+        #[command(flatten)]
+        worker: WorkerChoice,
         #[arg(long)]
         out: PathBuf,
-        /// One of the presets of `mlx-model` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
+        /// One of the presets of `mlx-workload` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
         #[arg(long, default_value = "bench")]
         preset: String,
         #[arg(long, default_value_t = 0)]
         seed: u64,
     },
-    /// Generate greedily; print the token ids and a SHA-256 of each step's logits.
+    /// Generate greedily with one arm's worker; print the token ids and a SHA-256 of each
+    /// step's logits.
     Generate(GenerateArgs),
-    /// A/B two MLX builds on one model: identical tokens and logits? how much faster?
-    /// Exit status: 0 identical, 1 outputs differ, 2 error.
-    Run(Box<RunArgs>),
-    /// One arm's process (started by `run` and `generate`).
-    #[command(hide = true)]
-    Worker {
-        #[arg(long)]
-        job: PathBuf,
+    /// Build (or reuse) the worker of an arm and print its path.
+    BuildWorker {
+        /// `all`, `none` or a comma-separated list of patch ids.
+        #[arg(long, default_value = "all")]
+        patches: String,
     },
+}
+
+/// Which worker a forwarded subcommand runs in: one built here with `--patches`, or a prebuilt
+/// layout's.
+#[derive(Args)]
+pub struct WorkerChoice {
+    /// `all`, `none` or a comma-separated list of patch ids: build (or reuse) that arm's worker.
+    #[arg(long, default_value = "all")]
+    pub patches: String,
+    /// Use the worker of this installed layout (DIR/bin/mlx-ab-worker, DIR/lib first on the
+    /// library path) instead of building one.
+    #[arg(long, value_name = "DIR", conflicts_with = "patches")]
+    pub prebuilt: Option<PathBuf>,
 }
 
 #[derive(Args)]
 pub struct GenerateArgs {
+    #[command(flatten)]
+    pub worker: WorkerChoice,
     #[arg(long)]
     pub model: PathBuf,
     /// Prompt token ids, comma separated.
@@ -49,10 +68,6 @@ pub struct GenerateArgs {
     pub max_tokens: usize,
     #[arg(long, default_value_t = 512)]
     pub prefill_chunk: usize,
-    /// `all`, `none` or a comma-separated list of patch ids: build (or reuse) that MLX and run
-    /// there. Without it, the MLX this binary links.
-    #[arg(long)]
-    pub patches: Option<String>,
     /// Device to generate on. Default: the GPU when that MLX has one, else the CPU.
     #[arg(long, value_enum)]
     pub device: Option<DeviceKind>,
@@ -125,8 +140,8 @@ pub struct ArmA {
     /// Extra patch file applied to arm A's MLX after the series (repeatable).
     #[arg(id = "a_extra_patch", value_name = "FILE", long = "a-extra-patch")]
     pub extra_patch: Vec<PathBuf>,
-    /// Run arm A from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab as
-    /// the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
+    /// Run arm A from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab-worker
+    /// as the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
     #[arg(
         id = "a_prebuilt",
         value_name = "DIR",
@@ -148,8 +163,8 @@ pub struct ArmB {
     /// Extra patch file applied to arm B's MLX after the series (repeatable).
     #[arg(id = "b_extra_patch", value_name = "FILE", long = "b-extra-patch")]
     pub extra_patch: Vec<PathBuf>,
-    /// Run arm B from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab as
-    /// the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
+    /// Run arm B from a prebuilt installed layout instead of building it: DIR/bin/mlx-ab-worker
+    /// as the worker, DIR/lib (libmlx) first on the library path. No cargo, no workspace needed.
     #[arg(
         id = "b_prebuilt",
         value_name = "DIR",

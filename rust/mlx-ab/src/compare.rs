@@ -1,7 +1,7 @@
 //! Comparing two generations of the same prompt: tokens, logits bit for bit, and, where they
 //! differ, how far apart (largest |difference|, KL divergence, top-1 agreement).
 
-use mlx_model::argmax;
+use mlx_workload::argmax;
 use serde::Serialize;
 
 /// One generation as the comparison sees it: tokens and `[steps][vocab]` logits, row-major.

@@ -1,4 +1,6 @@
-//! `mlx-ab`: build, run and compare MLX builds (stock vs patched, or any two).
+//! `mlx-ab`: the A/B driver. It builds each arm's worker (`mlx-ab-worker`, which links that arm's
+//! MLX) or takes it prebuilt, runs both on one workload, compares and reports. It links no MLX
+//! itself: `info`, `make-model` and `generate` are handed to a worker.
 //!
 //! Errors print one message and exit with status 2; `run` exits 1 when the arms' outputs differ.
 
@@ -7,12 +9,10 @@ mod cache_dir;
 mod cargo_build;
 mod cli;
 mod compare;
-mod device;
-mod generate;
-mod info;
+mod forward;
+mod gpu_name;
 mod markdown;
 mod prebuilt;
-mod protocol;
 mod provenance;
 mod ptx_cache;
 mod report;
@@ -22,7 +22,6 @@ mod schedule;
 mod stats;
 mod tally;
 mod ui;
-mod worker;
 mod worker_process;
 mod workload;
 
@@ -32,11 +31,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
-        Command::Info => info::print(),
-        Command::MakeModel { out, preset, seed } => make_model(&out, &preset, seed),
-        Command::Generate(args) => generate::main(args),
         Command::Run(args) => run::main(*args),
-        Command::Worker { job } => return worker::main(&job),
+        Command::Info(choice) => forward::info(&choice),
+        Command::MakeModel { worker, out, preset, seed } => {
+            forward::make_model(&worker, &out, &preset, seed)
+        }
+        Command::Generate(args) => forward::generate(&args),
+        Command::BuildWorker { patches } => build_worker(&patches),
     };
     match result {
         Ok(code) => code,
@@ -47,10 +48,8 @@ fn main() -> ExitCode {
     }
 }
 
-fn make_model(out: &std::path::Path, preset: &str, seed: u64) -> Result<ExitCode, String> {
-    mlx_model::write_synthetic(out, preset, seed)
-        .map_err(|e| format!("{e} (presets: {})", mlx_model::presets().join(", ")))?;
-    let about = mlx_model::preset_description(preset).unwrap_or_default();
-    println!("wrote {} (preset {preset}, seed {seed}: {about})", out.display());
+fn build_worker(patches: &str) -> Result<ExitCode, String> {
+    let spec = arm::ArmSpec::new(arm::parse_patch_list(patches)?, None, Vec::new())?;
+    println!("{}", cargo_build::build(&spec, "worker")?.binary.display());
     Ok(ExitCode::SUCCESS)
 }

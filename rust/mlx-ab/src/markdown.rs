@@ -1,10 +1,11 @@
 //! The Markdown summary of a report, for a pull request description.
 
 use crate::compare::DivergenceSummary;
-use crate::device::{describe_gpu, DeviceKind};
+use crate::gpu_name::describe_gpu;
 use crate::provenance::Nvidia;
 use crate::report::{ArmReport, Report, Samples, Verdict};
 use crate::stats::RatioSummary;
+use mlx_ab_protocol::DeviceKind;
 use std::fmt::Write;
 
 pub fn render(r: &Report) -> String {

@@ -1,5 +1,5 @@
 //! Where an arm's worker comes from: built here by cargo, or a prebuilt arm in the installed
-//! layout (`--a-prebuilt DIR`): `DIR/bin/mlx-ab` (the worker, built with the arm's patch
+//! layout (`--a-prebuilt DIR`): `DIR/bin/mlx-ab-worker` (the worker, built with the arm's patch
 //! features), `DIR/lib/libmlx.so` (the MLX it runs on, for example a CUDA build made on the GPU
 //! machine from the same source and patches) and `DIR/include` (MLX's JIT headers). A prebuilt
 //! arm needs neither cargo nor this workspace: its worker runs with `DIR/lib` first on the
@@ -7,6 +7,7 @@
 //! from its own binary).
 
 use crate::cache_dir;
+use crate::cargo_build::WORKER;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
@@ -52,14 +53,14 @@ pub struct Prebuilt {
 }
 
 impl Prebuilt {
-    /// Checks `dir` has `bin/mlx-ab` and `lib/`; `option` names the flag in messages.
+    /// Checks `dir` has `bin/mlx-ab-worker` and `lib/`; `option` names the flag in messages.
     pub fn open(dir: &Path, option: &str) -> Result<Prebuilt, String> {
         let given = cache_dir::absolute(dir.to_path_buf())?;
         let dir = given.canonicalize().map_err(|e| format!("{option} {}: {e}", given.display()))?;
-        let binary = dir.join("bin").join(format!("mlx-ab{}", std::env::consts::EXE_SUFFIX));
+        let binary = dir.join("bin").join(format!("{WORKER}{}", std::env::consts::EXE_SUFFIX));
         let lib = dir.join("lib");
         let layout =
-            "expected the installed layout DIR/bin/mlx-ab (the worker) and DIR/lib (libmlx)";
+            "expected the installed layout DIR/bin/mlx-ab-worker (the worker) and DIR/lib (libmlx)";
         if !binary.is_file() {
             return Err(format!(
                 "{option} {}: no worker {} ({layout})",
@@ -78,7 +79,7 @@ impl Prebuilt {
     }
 
     /// The worker must run on this arm's own MLX: code from inside `DIR/lib` (shared build), or
-    /// from `DIR/bin/mlx-ab` itself (static build). Anything else (an rpath, a system libmlx, an
+    /// from `DIR/bin/mlx-ab-worker` itself (static build). Anything else (an rpath, a system libmlx, an
     /// `LD_LIBRARY_PATH` entry that won) is refused.
     pub fn check_library(&self, arm: &str, reported: &str) -> Result<(), String> {
         // Resolved, so that `lib/../elsewhere` or a symlink out of lib/ does not pass.
@@ -139,9 +140,12 @@ mod tests {
         let missing = Prebuilt::open(&dir.join("nope"), "--a-prebuilt").unwrap_err();
         assert!(missing.starts_with("--a-prebuilt "), "{missing}");
         let no_bin = Prebuilt::open(&dir, "--b-prebuilt").unwrap_err();
-        assert!(no_bin.contains("bin/mlx-ab") && no_bin.contains("--b-prebuilt"), "{no_bin}");
+        assert!(
+            no_bin.contains("bin/mlx-ab-worker") && no_bin.contains("--b-prebuilt"),
+            "{no_bin}"
+        );
         std::fs::create_dir_all(dir.join("bin")).unwrap();
-        std::fs::write(dir.join("bin/mlx-ab"), "").unwrap();
+        std::fs::write(dir.join("bin/mlx-ab-worker"), "").unwrap();
         let no_lib = Prebuilt::open(&dir, "--a-prebuilt").unwrap_err();
         assert!(no_lib.contains("no library directory"), "{no_lib}");
         std::fs::write(dir.join("lib"), "").unwrap(); // a file is not a directory
@@ -150,7 +154,7 @@ mod tests {
         std::fs::create_dir_all(dir.join("lib")).unwrap();
         let ok = Prebuilt::open(&dir, "--a-prebuilt").unwrap();
         assert_eq!(ok.dir, dir.canonicalize().unwrap());
-        assert_eq!(ok.binary, ok.dir.join("bin/mlx-ab"));
+        assert_eq!(ok.binary, ok.dir.join("bin/mlx-ab-worker"));
         assert_eq!(ok.lib, ok.dir.join("lib"));
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -160,7 +164,7 @@ mod tests {
         let dir = scratch("library");
         std::fs::create_dir_all(dir.join("bin")).unwrap();
         std::fs::create_dir_all(dir.join("lib")).unwrap();
-        std::fs::write(dir.join("bin/mlx-ab"), "").unwrap();
+        std::fs::write(dir.join("bin/mlx-ab-worker"), "").unwrap();
         std::fs::write(dir.join("lib/libmlx.so.0.32.4"), "").unwrap();
         std::os::unix::fs::symlink("libmlx.so.0.32.4", dir.join("lib/libmlx.so")).unwrap();
         let arm = Prebuilt::open(&dir, "--a-prebuilt").unwrap();
@@ -168,7 +172,7 @@ mod tests {
         assert_eq!(arm.check_library("A", &inside("lib/libmlx.so.0.32.4")), Ok(()));
         assert_eq!(arm.check_library("A", &inside("lib/libmlx.so")), Ok(()));
         // A static worker holds its MLX itself.
-        assert_eq!(arm.check_library("A", &inside("bin/mlx-ab")), Ok(()));
+        assert_eq!(arm.check_library("A", &inside("bin/mlx-ab-worker")), Ok(()));
         // Elsewhere: refused, naming the arm and both places.
         let other = scratch("other");
         std::fs::write(other.join("libmlx.so"), "").unwrap();
@@ -212,7 +216,7 @@ mod tests {
         let dir = scratch("env");
         std::fs::create_dir_all(dir.join("bin")).unwrap();
         std::fs::create_dir_all(dir.join("lib")).unwrap();
-        std::fs::write(dir.join("bin/mlx-ab"), "").unwrap();
+        std::fs::write(dir.join("bin/mlx-ab-worker"), "").unwrap();
         let before = std::env::var_os(LIBRARY_PATH_VAR);
         let arm = ArmBinary::prebuilt(Prebuilt::open(&dir, "--a-prebuilt").unwrap()).unwrap();
         assert_eq!(std::env::var_os(LIBRARY_PATH_VAR), before);

@@ -42,12 +42,12 @@ mod tests {
 
     fn arm(dir: &Path) -> ArmBinary {
         ArmBinary {
-            binary: dir.join("bin/mlx-ab"),
+            binary: dir.join("bin/mlx-ab-worker"),
             env: Vec::new(),
             dir: dir.to_path_buf(),
             prebuilt: Some(Prebuilt {
                 dir: dir.to_path_buf(),
-                binary: dir.join("bin/mlx-ab"),
+                binary: dir.join("bin/mlx-ab-worker"),
                 lib: dir.join("lib"),
             }),
         }
@@ -63,7 +63,7 @@ mod tests {
         let scratch = tempfile::tempdir().unwrap();
         let (a, b) = (scratch.path().join("a"), scratch.path().join("b"));
         for d in [&a, &b] {
-            write(&d.join("bin/mlx-ab"), b"worker");
+            write(&d.join("bin/mlx-ab-worker"), b"worker");
             write(&d.join("lib/libmlx.so"), b"stock");
             write(&d.join("lib/unrelated.txt"), d.to_string_lossy().as_bytes());
         }
@@ -73,14 +73,14 @@ mod tests {
         write(&b.join("lib/libmlx.so"), b"stocK");
         assert_ne!(dir(&arm(&a)).unwrap(), dir(&arm(&b)).unwrap());
         write(&b.join("lib/libmlx.so"), b"stock");
-        write(&b.join("bin/mlx-ab"), b"Worker");
+        write(&b.join("bin/mlx-ab-worker"), b"Worker");
         assert_ne!(dir(&arm(&a)).unwrap(), dir(&arm(&b)).unwrap());
     }
 
     #[test]
     fn a_missing_lib_folder_is_an_error() {
         let scratch = tempfile::tempdir().unwrap();
-        write(&scratch.path().join("bin/mlx-ab"), b"worker");
+        write(&scratch.path().join("bin/mlx-ab-worker"), b"worker");
         let err = dir(&arm(scratch.path())).unwrap_err();
         assert!(err.contains("lib"), "{err}");
     }

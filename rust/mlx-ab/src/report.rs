@@ -3,11 +3,11 @@
 
 use crate::arm::ArmSpec;
 use crate::compare::{Comparison, Divergence, DivergenceSummary};
-use crate::device::DeviceKind;
-use crate::info::Info;
 use crate::provenance::Provenance;
 use crate::stats::{median, RatioSummary};
 use crate::workload::Workload;
+use mlx_ab_protocol::DeviceKind;
+use mlx_ab_protocol::Info;
 use serde::Serialize;
 
 #[derive(Debug, Clone, Serialize)]

@@ -1,4 +1,4 @@
-//! A small seeded generator (SplitMix64, `mlx_model::splitmix64`) so bootstrap intervals are
+//! A small seeded generator (SplitMix64, `mlx_workload::splitmix64`) so bootstrap intervals are
 //! reproducible from the seed recorded in the report.
 
 pub struct SplitMix64(u64);
@@ -9,7 +9,7 @@ impl SplitMix64 {
     }
 
     pub fn next_u64(&mut self) -> u64 {
-        mlx_model::splitmix64(&mut self.0)
+        mlx_workload::splitmix64(&mut self.0)
     }
 
     /// Uniform in `0..n` (multiply-shift; the bias is below 2^-64 * n, negligible here).

@@ -7,7 +7,6 @@ use crate::cargo_build;
 use crate::cli::RunArgs;
 use crate::compare;
 use crate::prebuilt::{ArmBinary, Prebuilt};
-use crate::protocol::{self, Job};
 use crate::provenance::Provenance;
 use crate::report::{
     ArmReport, Arms, Bootstrap, PairDivergence, PairReport, Ratios, Report, Samples, Verdict,
@@ -18,6 +17,7 @@ use crate::tally::{ArmTally, RunOutput, Tally};
 use crate::worker_process::{Ready, Worker};
 use crate::workload::{self, Workload};
 use crate::{cache_dir, markdown, provenance, ptx_cache, ui};
+use mlx_ab_protocol::protocol::{self, Job};
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
@@ -66,6 +66,10 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
 
     let binary_a = obtain(&spec_a, prebuilt_a, "A")?;
     let binary_b = obtain(&spec_b, prebuilt_b, "B")?;
+    // Arm A's worker makes the synthetic weights (the driver has no MLX); both arms load them.
+    workload.write_model_if_missing(|dir, preset, seed| {
+        crate::forward::write_model(&binary_a, dir, preset, seed)
+    })?;
 
     let run_dir =
         cache_dir::root()?.join("runs").join(format!("{}-{}", unix_seconds(), std::process::id()));
@@ -214,7 +218,7 @@ fn check_arm(name: &str, spec: &ArmSpec, binary: &ArmBinary, ready: &Ready) -> R
 fn check_same_footing(a: &Ready, b: &Ready) -> Result<(), String> {
     if a.device != b.device {
         let (without, with) =
-            if a.device == crate::device::DeviceKind::Cpu { ("A", "B") } else { ("B", "A") };
+            if a.device == mlx_ab_protocol::DeviceKind::Cpu { ("A", "B") } else { ("B", "A") };
         return Err(format!(
             "arm A runs on {} but arm B on {} (arm {without}'s MLX has no GPU, arm {with}'s has): pass \
              --device cpu to compare both on the CPU, or give arm {without} a GPU build",
@@ -403,10 +407,10 @@ fn unix_seconds() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::device::DeviceKind;
-    use crate::info::Info;
-    use crate::protocol::RunResult;
     use crate::workload::ModelSummary;
+    use mlx_ab_protocol::protocol::RunResult;
+    use mlx_ab_protocol::DeviceKind;
+    use mlx_ab_protocol::Info;
     use std::path::PathBuf;
 
     const VOCAB: usize = 4;
@@ -449,7 +453,7 @@ mod tests {
         ArmRun {
             spec: ArmSpec { patches: vec![], src: None, extra_patches: vec![] },
             binary: ArmBinary {
-                binary: PathBuf::from("/arm/bin/mlx-ab"),
+                binary: PathBuf::from("/arm/bin/mlx-ab-worker"),
                 env: vec![],
                 dir: PathBuf::from("/arm"),
                 prebuilt: None,
@@ -616,7 +620,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("mlx-ab-run-check-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("bin")).unwrap();
         std::fs::create_dir_all(dir.join("lib")).unwrap();
-        std::fs::write(dir.join("bin/mlx-ab"), "").unwrap();
+        std::fs::write(dir.join("bin/mlx-ab-worker"), "").unwrap();
         std::fs::write(dir.join("lib/libmlx.so"), "").unwrap();
         let binary = ArmBinary::prebuilt(Prebuilt::open(&dir, "--a-prebuilt").unwrap()).unwrap();
         let mut own = ready(DeviceKind::Cpu);

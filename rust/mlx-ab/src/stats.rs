@@ -2,7 +2,7 @@
 //! exact two-sided sign test.
 
 use crate::rng::SplitMix64;
-pub use mlx_model::median;
+pub use mlx_workload::median;
 use serde::Serialize;
 
 /// Quantile of sorted values by linear interpolation between closest ranks (Hyndman-Fan type 7,

@@ -2,8 +2,8 @@
 //! arms within each pair as soon as both have run, and keeps every speed and memory sample.
 
 use crate::compare::{compare, Comparison, Output};
-use crate::protocol::RunResult;
 use crate::schedule::{b_first, Arm};
+use mlx_ab_protocol::protocol::RunResult;
 
 /// One finished run: its result and its `[steps][vocab]` logits.
 pub struct RunOutput {

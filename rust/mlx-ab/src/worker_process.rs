@@ -1,9 +1,9 @@
-//! The parent's handle on one arm's worker process: start it, send requests, read replies, and
+//! The driver's handle on one arm's worker process: start it, send requests, read replies, and
 //! turn a crash into an error that quotes the worker's own stderr.
 
-use crate::device::DeviceKind;
-use crate::info::Info;
-use crate::protocol::{Job, Reply, Request, RunResult};
+use mlx_ab_protocol::protocol::{Job, Reply, Request, RunResult};
+use mlx_ab_protocol::DeviceKind;
+use mlx_ab_protocol::Info;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -31,7 +31,7 @@ pub struct Ready {
 }
 
 impl Worker {
-    /// Writes the job next to the log, starts `binary worker --job ...` with `env` added to its
+    /// Writes the job next to the log, starts `binary serve --job ...` with `env` added to its
     /// environment, waits until the model is loaded. A worker that leaves any reply (loading
     /// included) pending for longer than `reply_timeout` is killed and reported.
     pub fn start(
@@ -49,7 +49,7 @@ impl Worker {
         let log_file =
             std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
         let mut child = Command::new(binary)
-            .arg("worker")
+            .arg("serve")
             .arg("--job")
             .arg(&job_path)
             .envs(env.iter().map(|(k, v)| (k, v)))

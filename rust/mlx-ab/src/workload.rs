@@ -1,8 +1,9 @@
 //! What both arms run: the model directory (a given checkpoint, or a synthetic preset written
-//! once into the cache), the prompt, and the shapes (prompt length, prefill chunk, steps).
+//! once into the cache, by a worker: the weights are made with MLX), the prompt, and the shapes
+//! (prompt length, prefill chunk, steps).
 
 use crate::cache_dir;
-use mlx_model::ModelConfig;
+use mlx_workload::ModelConfig;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -56,19 +57,28 @@ pub struct Request<'a> {
 
 pub fn prepare(request: &Request) -> Result<Workload, String> {
     // A preset says which shape it was sized for; any other model gets shapes from its config.
-    let (model_dir, preset, shape) = match request.model {
-        Some(dir) => (cache_dir::absolute(dir.to_path_buf())?, None, None),
-        None => (
-            synthetic_model(request.preset, request.seed)?,
-            Some(request.preset.to_string()),
-            Some(mlx_model::preset_run_shape(request.preset).map_err(|e| e.to_string())?),
-        ),
+    // A preset's config is known without its weights, which are written later (by a worker).
+    let (model_dir, preset, shape, config) = match request.model {
+        Some(dir) => {
+            let dir = cache_dir::absolute(dir.to_path_buf())?;
+            let config_path = dir.join("config.json");
+            let text = std::fs::read_to_string(&config_path)
+                .map_err(|e| format!("reading {}: {e}", config_path.display()))?;
+            let config = ModelConfig::from_json_str(&text)
+                .map_err(|e| format!("{}: {e}", config_path.display()))?;
+            (dir, None, None, config)
+        }
+        None => {
+            let config = mlx_workload::preset_config(request.preset)
+                .map_err(|e| format!("{e} (presets: {})", mlx_workload::presets().join(", ")))?;
+            (
+                synthetic_model_dir(request.preset, request.seed, &config)?,
+                Some(request.preset.to_string()),
+                Some(mlx_workload::preset_run_shape(request.preset).map_err(|e| e.to_string())?),
+                config,
+            )
+        }
     };
-    let config_path = model_dir.join("config.json");
-    let text = std::fs::read_to_string(&config_path)
-        .map_err(|e| format!("reading {}: {e}", config_path.display()))?;
-    let config =
-        ModelConfig::from_json_str(&text).map_err(|e| format!("{}: {e}", config_path.display()))?;
     let moe = config.num_experts > 0 && config.num_experts_per_tok > 0;
     let prefill_chunk = request
         .prefill_chunk
@@ -81,7 +91,7 @@ pub fn prepare(request: &Request) -> Result<Workload, String> {
     if prompt_len == 0 || prefill_chunk == 0 || gen_len == 0 {
         return Err("--prompt-len, --prefill-chunk and --gen-len must be at least 1".into());
     }
-    let prompt = mlx_model::synthetic_prompt(config.vocab_size, prompt_len, request.seed);
+    let prompt = mlx_workload::synthetic_prompt(config.vocab_size, prompt_len, request.seed);
     Ok(Workload {
         model_dir,
         preset,
@@ -173,34 +183,45 @@ fn default_chunk(config: &ModelConfig) -> usize {
     chunk
 }
 
-/// The preset's checkpoint in `<cache>/models`, written once (atomically: a temporary directory
-/// renamed into place). Keyed by preset, seed and the preset's config, so a changed preset gets a
-/// new directory.
-fn synthetic_model(preset: &str, seed: u64) -> Result<PathBuf, String> {
-    let config = mlx_model::preset_config(preset)
-        .map_err(|e| format!("{e} (presets: {})", mlx_model::presets().join(", ")))?;
+/// Where the preset's checkpoint lives in `<cache>/models`: keyed by preset, seed and the
+/// preset's config, so a changed preset gets a new directory.
+fn synthetic_model_dir(preset: &str, seed: u64, config: &ModelConfig) -> Result<PathBuf, String> {
     let digest =
         crate::arm::hex(&<sha2::Sha256 as sha2::Digest>::digest(config.to_json().to_string()));
-    let dir =
-        cache_dir::root()?.join("models").join(format!("{preset}-seed{seed}-{}", &digest[..12]));
-    if dir.join("config.json").is_file() {
-        return Ok(dir);
-    }
-    let staging = dir.with_extension(format!("partial-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&staging);
-    crate::ui::note(
-        None,
-        &format!("writing synthetic model `{preset}` (seed {seed}) to {}", dir.display()),
-    );
-    mlx_model::write_synthetic(&staging, preset, seed)
-        .map_err(|e| format!("writing model {preset}: {e}"))?;
-    match std::fs::rename(&staging, &dir) {
-        Ok(()) => Ok(dir),
-        // Another process published it first: use theirs.
-        Err(_) if dir.join("config.json").is_file() => {
-            let _ = std::fs::remove_dir_all(&staging);
-            Ok(dir)
+    Ok(cache_dir::root()?.join("models").join(format!("{preset}-seed{seed}-{}", &digest[..12])))
+}
+
+impl Workload {
+    /// Writes a synthetic model once, with `write(dir, preset, seed)` (a worker's `make-model`),
+    /// atomically: into a temporary directory renamed into place. A checkpoint given with
+    /// `--model`, or one already written, is left alone.
+    pub fn write_model_if_missing(
+        &self,
+        write: impl FnOnce(&Path, &str, u64) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let (Some(preset), dir) = (&self.preset, &self.model_dir) else { return Ok(()) };
+        if dir.join("config.json").is_file() {
+            return Ok(());
         }
-        Err(e) => Err(format!("publishing {}: {e}", dir.display())),
+        let staging = dir.with_extension(format!("partial-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&staging);
+        crate::ui::note(
+            None,
+            &format!(
+                "writing synthetic model `{preset}` (seed {}) to {}",
+                self.seed,
+                dir.display()
+            ),
+        );
+        write(&staging, preset, self.seed).map_err(|e| format!("writing model {preset}: {e}"))?;
+        match std::fs::rename(&staging, dir) {
+            Ok(()) => Ok(()),
+            // Another process published it first: use theirs.
+            Err(_) if dir.join("config.json").is_file() => {
+                let _ = std::fs::remove_dir_all(&staging);
+                Ok(())
+            }
+            Err(e) => Err(format!("publishing {}: {e}", dir.display())),
+        }
     }
 }

@@ -1,13 +1,13 @@
-//! `mlx-ab run` with prebuilt arms: the installed layout `DIR/bin/mlx-ab` + `DIR/lib` (+
+//! `mlx-ab run` with prebuilt arms: the installed layout `DIR/bin/mlx-ab-worker` + `DIR/lib` (+
 //! `DIR/include`), as shipped to a GPU machine that has no Rust toolchain. The layouts here are
-//! made from this test's own `mlx-ab` binary; it links MLX statically, so its MLX code is the
-//! worker binary itself and `lib/` is empty. Every run here has `cargo` replaced by a script
+//! made from the all-patches arm's worker (`common::worker`); it links MLX statically, so its MLX
+//! code is the worker binary itself and `lib/` is empty. Every run here has `cargo` replaced by a script
 //! that records being called and `MLX_AB_WORKSPACE` pointing nowhere, so a prebuilt run that
 //! needed either would fail. No arm is built: these tests take seconds.
 
 mod common;
 
-use common::describe;
+use common::{describe, worker};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -49,7 +49,7 @@ fn layout(scratch: &Scratch, name: &str) -> PathBuf {
     for sub in ["bin", "lib", "include"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
-    std::fs::copy(BIN, dir.join("bin/mlx-ab")).unwrap();
+    std::fs::copy(worker(), dir.join("bin/mlx-ab-worker")).unwrap();
     dir
 }
 
@@ -93,9 +93,9 @@ fn cargo_was_called(scratch: &Scratch) -> bool {
     scratch.path("cargo-was-called").exists()
 }
 
-/// The patches this test's binary was built with, as `--a-patches` takes them.
+/// The patches the layouts' worker was built with, as `--a-patches` takes them.
 fn own_patches() -> String {
-    let output = Command::new(BIN).arg("info").output().unwrap();
+    let output = Command::new(worker()).arg("info").output().unwrap();
     assert!(output.status.success(), "{}", describe(&output));
     let info: Value = serde_json::from_slice(&output.stdout).unwrap();
     let patches: Vec<&str> =
@@ -129,9 +129,9 @@ fn stderr(output: &Output) -> String {
 
 #[test]
 fn info_says_where_mlx_is_and_that_there_is_no_gpu() {
-    let output = Command::new(BIN).arg("info").output().unwrap();
+    let output = Command::new(worker()).arg("info").output().unwrap();
     let info: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let exe = Path::new(BIN).canonicalize().unwrap();
+    let exe = worker().canonicalize().unwrap();
     // Static build: MLX's code is in the binary itself.
     assert_eq!(info["library_path"], exe.display().to_string());
     assert_eq!(info["gpu_available"], false);
@@ -160,10 +160,10 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
         let arm = &r["arms"][name];
         assert_eq!(arm["prebuilt"], true, "{name}");
         assert_eq!(arm["build_dir"], dir.display().to_string());
-        assert_eq!(arm["worker"], dir.join("bin/mlx-ab").display().to_string());
+        assert_eq!(arm["worker"], dir.join("bin/mlx-ab-worker").display().to_string());
         assert_eq!(arm["device"], "cpu", "no GPU here: the default is the CPU");
         // Each arm ran its own copy: MLX code from its own layout.
-        assert_eq!(arm["mlx"]["library_path"], dir.join("bin/mlx-ab").display().to_string());
+        assert_eq!(arm["mlx"]["library_path"], dir.join("bin/mlx-ab-worker").display().to_string());
         assert_eq!(arm["mlx"]["gpu_available"], false);
         assert_eq!(arm["self_divergence"]["compared"], 2); // warm-up + 2 pairs, against the first
         assert_eq!(arm["self_divergence"]["differing"], 0);
@@ -183,7 +183,7 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
         "{markdown}"
     );
     assert!(
-        markdown.contains(&format!("prebuilt worker `{}`", a.join("bin/mlx-ab").display())),
+        markdown.contains(&format!("prebuilt worker `{}`", a.join("bin/mlx-ab-worker").display())),
         "{markdown}"
     );
     // The synthetic model went into the given cache.
@@ -214,16 +214,16 @@ fn run_expecting_exit_2(scratch: &Scratch, mut command: Command) -> Output {
 fn run_with_a_failing_worker(name: &str, hook: &str, extra: &[&str]) -> String {
     let scratch = Scratch::new(name);
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    std::fs::rename(b.join("bin/mlx-ab"), b.join("lib/mlx-ab")).unwrap();
+    std::fs::rename(b.join("bin/mlx-ab-worker"), b.join("lib/mlx-ab-worker")).unwrap();
     write_script(
-        &b.join("bin/mlx-ab"),
-        &format!("{hook}=2 exec \"$(dirname \"$0\")/../lib/mlx-ab\" \"$@\""),
+        &b.join("bin/mlx-ab-worker"),
+        &format!("{hook}=2 exec \"$(dirname \"$0\")/../lib/mlx-ab-worker\" \"$@\""),
     );
     let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
     command.args(extra);
     let output = run_expecting_exit_2(&scratch, command);
-    assert!(!a_process_runs(&a.join("bin/mlx-ab")), "arm A's worker was left running");
-    assert!(!a_process_runs(&b.join("lib/mlx-ab")), "arm B's worker was left running");
+    assert!(!a_process_runs(&a.join("bin/mlx-ab-worker")), "arm A's worker was left running");
+    assert!(!a_process_runs(&b.join("lib/mlx-ab-worker")), "arm B's worker was left running");
     stderr(&output)
 }
 
@@ -250,11 +250,12 @@ fn a_prebuilt_worker_running_another_mlx_is_refused_and_lib_comes_first() {
     std::fs::create_dir_all(b.join("lib")).unwrap();
     let (seen, ptx) = (scratch.path("b-library-path"), scratch.path("b-ptx-cache"));
     write_script(
-        &b.join("bin/mlx-ab"),
+        &b.join("bin/mlx-ab-worker"),
         &format!(
-            "echo \"$LD_LIBRARY_PATH\" > '{}'\necho \"$MLX_PTX_CACHE_DIR\" > '{}'\nexec '{BIN}' \"$@\"",
+            "echo \"$LD_LIBRARY_PATH\" > '{}'\necho \"$MLX_PTX_CACHE_DIR\" > '{}'\nexec '{}' \"$@\"",
             seen.display(),
-            ptx.display()
+            ptx.display(),
+            worker().display()
         ),
     );
     let patches = own_patches();
@@ -268,10 +269,7 @@ fn a_prebuilt_worker_running_another_mlx_is_refused_and_lib_comes_first() {
     assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
     let message = stderr(&output);
     assert!(message.contains("arm B") && message.contains("not from"), "{message}");
-    assert!(
-        message.contains(&Path::new(BIN).canonicalize().unwrap().display().to_string()),
-        "{message}"
-    );
+    assert!(message.contains(&worker().canonicalize().unwrap().display().to_string()), "{message}");
     assert!(!json.exists(), "no partial report");
     assert!(!cargo_was_called(&scratch));
     // B's own lib/ came first, then what the driver had.
@@ -313,11 +311,11 @@ fn bad_prebuilt_layouts_exit_2_before_anything_runs() {
     std::fs::create_dir_all(no_bin.join("lib")).unwrap();
     let output = run(&["--b-prebuilt", no_bin.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
-    assert!(stderr(&output).contains("bin/mlx-ab"), "{}", describe(&output));
+    assert!(stderr(&output).contains("bin/mlx-ab-worker"), "{}", describe(&output));
 
     let no_lib = scratch.path("no-lib");
     std::fs::create_dir_all(no_lib.join("bin")).unwrap();
-    std::fs::copy(BIN, no_lib.join("bin/mlx-ab")).unwrap();
+    std::fs::copy(worker(), no_lib.join("bin/mlx-ab-worker")).unwrap();
     let output = run(&["--a-prebuilt", no_lib.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no library directory"), "{}", describe(&output));
@@ -342,26 +340,19 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     assert!(message.contains("--device gpu") && message.contains("no GPU"), "{message}");
     assert!(output.stdout.is_empty(), "no summary either: {}", describe(&output));
 
-    // generate, in this process's own MLX: the same refusal; --device cpu works.
+    // generate, handed by the driver to a prebuilt worker: the same refusal; --device cpu works.
     let model = scratch.path("model");
-    let made = Command::new(BIN)
+    let made = Command::new(worker())
         .args(["make-model", "--preset", "tiny", "--out"])
         .arg(&model)
         .output()
         .unwrap();
     assert!(made.status.success(), "{}", describe(&made));
     let generate = |device: &str| {
-        Command::new(BIN)
-            .args([
-                "generate",
-                "--tokens",
-                "1,2,3",
-                "--max-tokens",
-                "2",
-                "--device",
-                device,
-                "--model",
-            ])
+        mlx_ab(&scratch)
+            .args(["generate", "--prebuilt"])
+            .arg(&a)
+            .args(["--tokens", "1,2,3", "--max-tokens", "2", "--device", device, "--model"])
             .arg(&model)
             .output()
             .unwrap()
@@ -373,6 +364,8 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     assert!(output.status.success(), "{}", describe(&output));
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(result["device"], "cpu");
+    assert_eq!(result["mlx"]["library_path"], a.join("bin/mlx-ab-worker").display().to_string());
+    assert!(!cargo_was_called(&scratch), "a prebuilt worker needs no cargo");
     let output = generate("tpu");
     assert_eq!(output.status.code(), Some(2), "clap refuses an unknown device");
 }
@@ -395,7 +388,7 @@ fn a_corrupt_safetensors_file_exits_2_without_a_report() {
     for (name, corrupt, message) in cases {
         let scratch = Scratch::new(&format!("corrupt-{name}"));
         let model = scratch.path("model");
-        let made = Command::new(BIN)
+        let made = Command::new(worker())
             .args(["make-model", "--preset", "tiny", "--out"])
             .arg(&model)
             .output()
@@ -416,7 +409,7 @@ fn a_corrupt_safetensors_file_exits_2_without_a_report() {
         let err = stderr(&output);
         assert!(err.contains("model.safetensors"), "{name}: the file is named: {err}");
         assert!(err.contains(message), "{name}: MLX's message: {err}");
-        assert!(!a_process_runs(&a.join("bin/mlx-ab")), "{name}: a worker was left running");
-        assert!(!a_process_runs(&b.join("bin/mlx-ab")), "{name}: a worker was left running");
+        assert!(!a_process_runs(&a.join("bin/mlx-ab-worker")), "{name}: a worker was left running");
+        assert!(!a_process_runs(&b.join("bin/mlx-ab-worker")), "{name}: a worker was left running");
     }
 }

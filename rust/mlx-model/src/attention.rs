@@ -4,10 +4,10 @@ use mlx::fast::{self, AttentionMask};
 use mlx::{ops, Array};
 
 use crate::cache::LayerCache;
-use crate::config::ModelConfig;
 use crate::layers::{RmsNorm, Weight};
 use crate::weights::Weights;
 use crate::Result;
+use mlx_workload::ModelConfig;
 
 pub(crate) struct Attention {
     q_proj: Weight,

@@ -48,5 +48,16 @@ pub enum Error {
     Mlx(#[from] mlx::Error),
 }
 
+/// Each of `mlx-workload`'s errors as the variant of the same name, so callers match one type.
+impl From<mlx_workload::Error> for Error {
+    fn from(error: mlx_workload::Error) -> Self {
+        match error {
+            mlx_workload::Error::Config(message) => Error::Config(message),
+            mlx_workload::Error::UnknownModelType(name) => Error::UnknownModelType(name),
+            mlx_workload::Error::UnknownPreset(name) => Error::UnknownPreset(name),
+        }
+    }
+}
+
 /// `Result` with this crate's [`Error`].
 pub type Result<T> = std::result::Result<T, Error>;

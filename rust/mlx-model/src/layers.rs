@@ -5,9 +5,9 @@
 use mlx::quantized::{self, QuantParams};
 use mlx::{fast, ops, Array, Dtype};
 
-use crate::config::QuantizationConfig;
 use crate::weights::Weights;
 use crate::{Error, Result};
+use mlx_workload::QuantizationConfig;
 
 const GROUP_SIZES: [i32; 3] = [32, 64, 128];
 const BITS: [i32; 6] = [2, 3, 4, 5, 6, 8];

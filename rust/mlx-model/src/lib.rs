@@ -16,26 +16,27 @@
 //! One cargo feature per patch of `patches/series` (default all) builds MLX with the patch of
 //! the same id; `--no-default-features` is stock MLX.
 
+//!
+//! Configs, presets, prompts and the host-side helpers come from `mlx-workload` (no MLX) and are
+//! re-exported here.
+
 mod attention;
 mod cache;
-mod config;
 mod error;
 mod generate;
-mod host;
 mod layers;
 mod mlp;
 mod model;
-mod prompt;
 mod synthetic;
 mod weights;
 
 pub use cache::Cache;
-pub use config::{ModelConfig, ModelKind, QuantSpec, QuantizationConfig};
 pub use error::{Error, Result};
 pub use generate::{generate, Generation};
-pub use host::{argmax, median};
-pub use model::Model;
-pub use prompt::{splitmix64, synthetic_prompt};
-pub use synthetic::{
-    preset_config, preset_description, preset_run_shape, presets, write_synthetic, RunShape,
+pub use mlx_workload::{
+    argmax, median, preset_activation_dtype, preset_config, preset_description, preset_run_shape,
+    presets, splitmix64, synthetic_prompt, ActivationDtype, ModelConfig, ModelKind, QuantSpec,
+    QuantizationConfig, RunShape,
 };
+pub use model::Model;
+pub use synthetic::write_synthetic;

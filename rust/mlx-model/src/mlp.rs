@@ -3,10 +3,10 @@
 
 use mlx::{ops, Array};
 
-use crate::config::ModelConfig;
 use crate::layers::Weight;
 use crate::weights::Weights;
 use crate::Result;
+use mlx_workload::ModelConfig;
 
 /// mlx-lm's `swiglu(gate, x)`: silu(gate) * x, with silu(g) = g * sigmoid(g).
 fn swiglu(gate: &Array, x: &Array) -> Result<Array> {

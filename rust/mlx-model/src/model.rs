@@ -7,11 +7,11 @@ use mlx::{Array, Dtype};
 
 use crate::attention::Attention;
 use crate::cache::{Cache, LayerCache};
-use crate::config::ModelConfig;
 use crate::layers::{RmsNorm, Weight};
 use crate::mlp::FeedForward;
 use crate::weights::Weights;
 use crate::{Error, Result};
+use mlx_workload::ModelConfig;
 
 struct DecoderLayer {
     self_attn: Attention,

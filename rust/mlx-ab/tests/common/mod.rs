@@ -11,3 +11,19 @@ pub fn describe(output: &Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// The worker of the all-patches arm, built (or reused) by `mlx-ab build-worker`, once per test
+/// process: the tests of a driver that links no MLX need a worker that does.
+#[allow(dead_code)] // run.rs builds its arms through `mlx-ab run` instead
+pub fn worker() -> &'static std::path::Path {
+    static WORKER: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    WORKER.get_or_init(|| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_mlx-ab"))
+            .args(["build-worker", "--patches", "all"])
+            .output()
+            .expect("mlx-ab runs");
+        assert!(output.status.success(), "{}", describe(&output));
+        let path = String::from_utf8(output.stdout).unwrap().trim().to_string();
+        std::path::PathBuf::from(path)
+    })
+}

@@ -1,5 +1,5 @@
-//! What the parent and an arm's worker process say to each other: the job (a JSON file named on
-//! the worker's command line), then one JSON request per line on stdin and one JSON reply per
+//! What the driver and an arm's worker process say to each other: the job (a JSON file named on
+//! the worker's command line, `mlx-ab-worker serve --job FILE`), then one JSON request per line on stdin and one JSON reply per
 //! line on stdout. Logits travel as raw little-endian f32 files, `[steps][vocab]`, so the
 //! parent compares exact bits.
 

@@ -1,9 +1,9 @@
-//! `mlx-ab worker --job FILE` (hidden): one arm's process. Loads the model once, then runs
-//! generations on request (see `protocol`). Stdout carries only protocol replies.
+//! `mlx-ab-worker serve --job FILE`: one arm's process under the driver. Loads the model once,
+//! then runs generations on request (see `mlx_ab_protocol::protocol`). Stdout carries only
+//! protocol replies.
 
-use crate::device;
-use crate::info::Info;
-use crate::protocol::{self, Job, Reply, Request, RunResult};
+use crate::{device, info};
+use mlx_ab_protocol::protocol::{self, Job, Reply, Request, RunResult};
 use std::io::{BufRead, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -48,7 +48,7 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
     reply(
         out,
         &Reply::Ready {
-            info: Info::current(),
+            info: info::current(),
             device,
             load_seconds: started.elapsed().as_secs_f64(),
             model_dtype: model.dtype().to_string(),

@@ -1,9 +1,7 @@
-//! `mlx-ab info`: which MLX this binary links.
+//! What a worker reports about the MLX it runs on (`mlx-ab-worker info`, and its `ready` reply).
 
-use crate::device;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::process::ExitCode;
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Info {
@@ -31,29 +29,4 @@ pub struct Info {
     /// total_memory, compute_capability_major/minor, ... `None` without a GPU.
     #[serde(default)]
     pub gpu: Option<BTreeMap<String, String>>,
-}
-
-impl Info {
-    pub fn current() -> Self {
-        let build = mlx::build_info();
-        Info {
-            mlx_version: build.mlx_version,
-            patches: build.patches.iter().map(|p| p.to_string()).collect(),
-            source_digest: build.source_digest.to_string(),
-            extra_patches: mlx_sys::build_info::EXTRA_PATCHES
-                .iter()
-                .map(|p| p.to_string())
-                .collect(),
-            source: mlx_sys::build_info::SOURCE.to_string(),
-            build_key: mlx_sys::build_info::BUILD_KEY.to_string(),
-            library_path: device::library_path(),
-            gpu_available: mlx::backend::gpu_available().unwrap_or(false),
-            gpu: device::gpu_info(),
-        }
-    }
-}
-
-pub fn print() -> Result<ExitCode, String> {
-    println!("{}", serde_json::to_string_pretty(&Info::current()).map_err(|e| e.to_string())?);
-    Ok(ExitCode::SUCCESS)
 }

@@ -1,0 +1,88 @@
+//! `mlx-ab-worker`: everything of mlx-ab that needs MLX, linked against one arm's MLX (its cargo
+//! features pick the patches). `mlx-ab` (the driver, no MLX) starts one per arm with `serve`;
+//! `info`, `make-model` and `generate` also work on their own.
+//!
+//! Errors print one message and exit with status 2.
+
+mod device;
+mod generate;
+mod info;
+mod serve;
+
+use clap::{Args, Parser, Subcommand};
+use mlx_ab_protocol::DeviceKind;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(version, about = "One arm of mlx-ab: runs the model on the MLX this binary links.")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print, as JSON, the MLX this binary links: version, applied patches, source digest.
+    Info,
+    /// Write a synthetic checkpoint (config.json + model.safetensors) from a preset and a seed.
+    MakeModel {
+        #[arg(long)]
+        out: PathBuf,
+        /// One of the presets of `mlx-workload` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
+        #[arg(long, default_value = "bench")]
+        preset: String,
+        #[arg(long, default_value_t = 0)]
+        seed: u64,
+    },
+    /// Generate greedily; print the token ids and a SHA-256 of each step's logits.
+    Generate(GenerateArgs),
+    /// Serve the driver (`mlx-ab run`): load the job's model, then generate on request.
+    Serve {
+        #[arg(long)]
+        job: PathBuf,
+    },
+}
+
+#[derive(Args)]
+pub struct GenerateArgs {
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Prompt token ids, comma separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub tokens: Vec<u32>,
+    #[arg(long)]
+    pub max_tokens: usize,
+    #[arg(long, default_value_t = 512)]
+    pub prefill_chunk: usize,
+    /// Device to generate on. Default: the GPU when this MLX has one, else the CPU.
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceKind>,
+    /// Also write the result as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Info => info::print(),
+        Command::MakeModel { out, preset, seed } => make_model(&out, &preset, seed),
+        Command::Generate(args) => generate::main(args),
+        Command::Serve { job } => return serve::main(&job),
+    };
+    match result {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("mlx-ab-worker: error: {error}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn make_model(out: &std::path::Path, preset: &str, seed: u64) -> Result<ExitCode, String> {
+    mlx_model::write_synthetic(out, preset, seed)
+        .map_err(|e| format!("{e} (presets: {})", mlx_model::presets().join(", ")))?;
+    let about = mlx_model::preset_description(preset).unwrap_or_default();
+    println!("wrote {} (preset {preset}, seed {seed}: {about})", out.display());
+    Ok(ExitCode::SUCCESS)
+}

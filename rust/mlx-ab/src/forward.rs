@@ -1,0 +1,88 @@
+//! The subcommands the driver hands to one arm's worker (`info`, `make-model`, `generate`, all
+//! of which need MLX): take the prebuilt worker or build that arm's, run it with the arm's
+//! environment, and pass its output and exit status on.
+
+use crate::arm::{parse_patch_list, ArmSpec};
+use crate::cargo_build;
+use crate::cli::{GenerateArgs, WorkerChoice};
+use crate::prebuilt::{ArmBinary, Prebuilt};
+use std::ffi::OsString;
+use std::path::Path;
+use std::process::{Command, ExitCode};
+
+/// The chosen worker: the layout's (`--prebuilt`), else the arm of `--patches`, built here.
+pub fn worker(choice: &WorkerChoice) -> Result<ArmBinary, String> {
+    match &choice.prebuilt {
+        Some(dir) => ArmBinary::prebuilt(Prebuilt::open(dir, "--prebuilt")?),
+        None => {
+            let spec = ArmSpec::new(parse_patch_list(&choice.patches)?, None, Vec::new())?;
+            Ok(ArmBinary::built(cargo_build::build(&spec, "worker")?))
+        }
+    }
+}
+
+/// The worker as a command, with its arm's environment.
+fn command(worker: &ArmBinary, args: &[OsString]) -> Command {
+    let mut command = Command::new(&worker.binary);
+    command.args(args).envs(worker.env.iter().map(|(k, v)| (k, v)));
+    command
+}
+
+/// Runs the worker on this terminal; its exit status is ours (2 if a signal ended it).
+fn hand_over(worker: &ArmBinary, args: &[OsString]) -> Result<ExitCode, String> {
+    let status = command(worker, args)
+        .status()
+        .map_err(|e| format!("starting {}: {e}", worker.binary.display()))?;
+    Ok(ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(2)))
+}
+
+pub fn info(choice: &WorkerChoice) -> Result<ExitCode, String> {
+    hand_over(&worker(choice)?, &["info".into()])
+}
+
+fn make_model_args(out: &Path, preset: &str, seed: u64) -> Vec<OsString> {
+    let mut args: Vec<OsString> = vec!["make-model".into(), "--out".into(), out.into()];
+    args.extend(["--preset".into(), preset.into(), "--seed".into(), seed.to_string().into()]);
+    args
+}
+
+pub fn make_model(
+    choice: &WorkerChoice,
+    out: &Path,
+    preset: &str,
+    seed: u64,
+) -> Result<ExitCode, String> {
+    hand_over(&worker(choice)?, &make_model_args(out, preset, seed))
+}
+
+/// Writes a synthetic checkpoint with `worker`, quietly (for `run`); its stderr in the error.
+pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> Result<(), String> {
+    let output = command(worker, &make_model_args(out, preset, seed))
+        .output()
+        .map_err(|e| format!("starting {}: {e}", worker.binary.display()))?;
+    if output.status.success() {
+        return Ok(());
+    }
+    Err(format!(
+        "{} make-model failed ({}): {}",
+        worker.binary.display(),
+        output.status,
+        String::from_utf8_lossy(&output.stderr).trim()
+    ))
+}
+
+pub fn generate(args: &GenerateArgs) -> Result<ExitCode, String> {
+    let tokens: Vec<String> = args.tokens.iter().map(u32::to_string).collect();
+    let mut forwarded: Vec<OsString> = vec!["generate".into(), "--model".into()];
+    forwarded.push(crate::cache_dir::absolute(args.model.clone())?.into());
+    forwarded.extend(["--tokens".into(), tokens.join(",").into()]);
+    forwarded.extend(["--max-tokens".into(), args.max_tokens.to_string().into()]);
+    forwarded.extend(["--prefill-chunk".into(), args.prefill_chunk.to_string().into()]);
+    if let Some(device) = args.device {
+        forwarded.extend(["--device".into(), device.name().into()]);
+    }
+    if let Some(json) = &args.json {
+        forwarded.extend(["--json".into(), json.into()]);
+    }
+    hand_over(&worker(&args.worker)?, &forwarded)
+}
