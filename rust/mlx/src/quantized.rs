@@ -68,12 +68,21 @@ impl QuantParams {
         QuantParams { group_size: Some(group_size), bits: Some(bits), mode: QuantMode::Affine }
     }
 
-    fn raw(&self) -> (OptionalInt, OptionalInt, &'static str) {
-        (
+    /// Refuses a group size or bit width below 1: MLX v0.32.4 divides by them before its own
+    /// checks (a group size of 0 is a SIGFPE in `quantize`).
+    fn raw(&self) -> Result<(OptionalInt, OptionalInt, &'static str)> {
+        for (what, value) in [("group size", self.group_size), ("bits", self.bits)] {
+            if let Some(v) = value.filter(|&v| v < 1) {
+                return Err(Error::InvalidArgument(format!(
+                    "quantization {what} {v} is not positive"
+                )));
+            }
+        }
+        Ok((
             OptionalInt::from_option(self.group_size),
             OptionalInt::from_option(self.bits),
             self.mode.as_str(),
-        )
+        ))
     }
 }
 
@@ -89,7 +98,7 @@ pub struct Quantized {
 
 /// Quantizes `w` along its last axis.
 pub fn quantize(w: &Array, params: QuantParams) -> Result<Quantized> {
-    let (g, b, mode) = params.raw();
+    let (g, b, mode) = params.raw()?;
     // SAFETY: null global scale.
     let list = ArrayList::wrap(unsafe { sys::quantize(w.as_raw(), g, b, mode, std::ptr::null()) })?;
     let mut parts = list.to_arrays()?.into_iter();
@@ -108,7 +117,7 @@ pub fn dequantize(
     params: QuantParams,
     dtype: Option<Dtype>,
 ) -> Result<Array> {
-    let (g, b, mode) = params.raw();
+    let (g, b, mode) = params.raw()?;
     let code = dtype.map_or(-1, |d| i32::from(d.code()));
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
@@ -134,7 +143,7 @@ pub fn quantized_matmul(
     transpose: bool,
     params: QuantParams,
 ) -> Result<Array> {
-    let (g, b, mode) = params.raw();
+    let (g, b, mode) = params.raw()?;
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
         sys::quantized_matmul(
@@ -166,7 +175,7 @@ pub fn gather_qmm(
     params: QuantParams,
     sorted_indices: bool,
 ) -> Result<Array> {
-    let (g, b, mode) = params.raw();
+    let (g, b, mode) = params.raw()?;
     // SAFETY: pointers are null or borrow live arrays for the call.
     Array::wrap(unsafe {
         sys::gather_qmm(

@@ -3,7 +3,7 @@
 use mlx_sys::ffi::ops::ffi as sys;
 
 use crate::array_list::ArrayList;
-use crate::{Array, Result};
+use crate::{Array, Error, Result};
 
 /// Same elements in `shape`; one dimension may be -1 (inferred).
 pub fn reshape(a: &Array, shape: &[i32]) -> Result<Array> {
@@ -50,6 +50,12 @@ pub fn flatten(a: &Array, start_axis: i32, end_axis: i32) -> Result<Array> {
 
 /// Splits `axis` into `shape` (one entry may be -1).
 pub fn unflatten(a: &Array, axis: i32, shape: &[i32]) -> Result<Array> {
+    // MLX v0.32.4 infers the -1 by dividing by the other entries' product: 0 is a SIGFPE.
+    if shape.contains(&-1) && shape.contains(&0) {
+        return Err(Error::InvalidArgument(format!(
+            "[unflatten] cannot infer the -1 of shape {shape:?} beside a 0"
+        )));
+    }
     Array::wrap(sys::unflatten(a.as_raw(), axis, shape))
 }
 
@@ -62,8 +68,17 @@ pub fn contiguous(a: &Array) -> Result<Array> {
     Array::wrap(sys::contiguous(a.as_raw()))
 }
 
-/// `a[start[0]:stop[0]:strides[0], ...]`, one entry per axis.
+/// MLX v0.32.4 divides by each stride when sizing a slice: a zero stride is a SIGFPE.
+fn check_strides(op: &str, strides: &[i32]) -> Result<()> {
+    if let Some(axis) = strides.iter().position(|&s| s == 0) {
+        return Err(Error::InvalidArgument(format!("[{op}] stride 0 on axis {axis}")));
+    }
+    Ok(())
+}
+
+/// `a[start[0]:stop[0]:strides[0], ...]`, one entry per axis; strides must be nonzero.
 pub fn slice(a: &Array, start: &[i32], stop: &[i32], strides: &[i32]) -> Result<Array> {
+    check_strides("slice", strides)?;
     Array::wrap(sys::slice(a.as_raw(), start, stop, strides))
 }
 
@@ -75,6 +90,7 @@ pub fn slice_update(
     stop: &[i32],
     strides: &[i32],
 ) -> Result<Array> {
+    check_strides("slice_update", strides)?;
     Array::wrap(sys::slice_update(src.as_raw(), update.as_raw(), start, stop, strides))
 }
 

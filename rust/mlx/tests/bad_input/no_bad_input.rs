@@ -1,0 +1,71 @@
+//! Public fallible functions that no input makes fail (MLX v0.32.4 on this build, each probed
+//! with bool, integer, complex64, empty and 0-d arrays where it takes one): why, in a line.
+//! Their `Result` is for MLX errors no caller can provoke, such as allocation failures.
+
+const ELEMENTWISE: &str =
+    "defined for every dtype (integers and bool promote), empty and 0-d arrays";
+const REDUCE_ALL: &str =
+    "reduces every axis of any array and dtype; empty arrays give the identity or NaN";
+
+pub const LIST: &[(&str, &str)] = &[
+    (
+        "Array::from_vec1",
+        "every slice is valid; only one over i32::MAX elements (2 GiB) is refused",
+    ),
+    ("Array::scalar_as", "every f64 converts to every dtype (C++ casts: NaN, saturation)"),
+    ("Array::astype", "every dtype converts to every dtype, complex64 included"),
+    ("ops::astype", "every dtype converts to every dtype, complex64 included"),
+    ("Array::t", "reversing the axes is defined for every array"),
+    ("ops::transpose", "reversing the axes is defined for every array"),
+    ("ops::squeeze", "removing every size-1 axis is defined for every array"),
+    ("ops::contiguous", "a row-major copy is defined for every array"),
+    ("ops::zeros_like", "shape and dtype come from a valid array"),
+    ("ops::ones_like", "shape and dtype come from a valid array"),
+    ("ops::tri", "negative sizes give an empty matrix; every dtype"),
+    ("ops::array_equal", "arrays of other shapes or dtypes compare unequal, not an error"),
+    ("ops::softmax", "over all axes of any array; integers promote, complex64 is accepted"),
+    ("ops::sort", "sorts the flattened array: every dtype, empty and 0-d"),
+    ("ops::argsort", "sorts the flattened array: every dtype, empty and 0-d"),
+    ("ops::abs", ELEMENTWISE),
+    ("ops::sign", ELEMENTWISE),
+    ("ops::exp", ELEMENTWISE),
+    ("ops::log", ELEMENTWISE),
+    ("ops::log1p", ELEMENTWISE),
+    ("ops::log2", ELEMENTWISE),
+    ("ops::log10", ELEMENTWISE),
+    ("ops::sqrt", ELEMENTWISE),
+    ("ops::rsqrt", ELEMENTWISE),
+    ("ops::square", ELEMENTWISE),
+    ("ops::reciprocal", ELEMENTWISE),
+    ("ops::tanh", ELEMENTWISE),
+    ("ops::sin", ELEMENTWISE),
+    ("ops::cos", ELEMENTWISE),
+    ("ops::round", ELEMENTWISE),
+    ("ops::logical_not", ELEMENTWISE),
+    ("ops::isnan", ELEMENTWISE),
+    ("ops::isinf", ELEMENTWISE),
+    ("ops::isfinite", ELEMENTWISE),
+    ("ops::copy", ELEMENTWISE),
+    ("ops::stop_gradient", ELEMENTWISE),
+    ("ops::sum", REDUCE_ALL),
+    ("ops::mean", REDUCE_ALL),
+    ("ops::prod", REDUCE_ALL),
+    ("ops::all", REDUCE_ALL),
+    ("ops::any", REDUCE_ALL),
+    ("ops::var", REDUCE_ALL),
+    ("random::key", "every u64 seeds a key"),
+    ("random::seed", "every u64 seeds the global sequence"),
+    ("memory::set_memory_limit", "every byte count is a limit"),
+    ("memory::set_cache_limit", "every byte count is a limit (0 disables the cache)"),
+    ("backend::library_path", "no arguments"),
+    ("backend::gpu_available", "no arguments"),
+    ("backend::gpu_device_count", "no arguments"),
+    (
+        "backend::check_loaded_build",
+        "no arguments (checks the library, tested in tests/backend.rs)",
+    ),
+    ("stream::synchronize", "no arguments"),
+    ("Stream::synchronize", "a Stream is only made by MLX and never leaves its thread (!Send)"),
+    ("Stream::set_default", "a Stream is only made by MLX and never leaves its thread (!Send)"),
+    ("stream::with_stream", "a Stream is only made by MLX and never leaves its thread (!Send)"),
+];
