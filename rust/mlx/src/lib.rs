@@ -20,14 +20,16 @@
 //! Errors: every call that reaches MLX returns [`Result`]; MLX's exceptions arrive as
 //! [`Error::Mlx`] with MLX's message, including errors raised during evaluation. Inputs MLX
 //! would not check (host data that does not fill the shape, reading an array as the wrong
-//! element type) are rejected on the Rust side. Nothing aborts the process. Only the
+//! element type, a zero stride or group size) are rejected on the Rust side. One known input
+//! still aborts the process: an index value out of range in `take` and the gathers (MLX does
+//! not check index values, and they are known only once evaluated). Only the
 //! `+ - * /` and unary `-` operators panic, on inputs MLX rejects; the functions of the same
 //! name in [`ops`] return `Result` instead.
 //!
 //! Threads: [`Array`] is `Send + Sync`; see its documentation for what that covers.
 //!
-//! Cargo features `gather-qmm-tiles`, `fused-causal-softmax` and `eval-walk` (all on by
-//! default) build MLX with the patch of the same id; `--no-default-features` is stock MLX.
+//! Cargo features, one per patch of `patches/series` (all on by default), build MLX with the
+//! patch of the same id; `--no-default-features` is stock MLX.
 
 mod array;
 mod array_list;
