@@ -21,8 +21,8 @@
 //! [`Error::Mlx`] with MLX's message, including errors raised during evaluation. Inputs MLX
 //! would not check (host data that does not fill the shape, reading an array as the wrong
 //! element type, a zero stride or group size) are rejected on the Rust side. One known input
-//! still aborts the process: an index value out of range in `take` and the gathers (MLX does
-//! not check index values, and they are known only once evaluated). Only the
+//! still aborts the process: an index value out of range in `take` (likely the other gathers
+//! too, untested); MLX does not check index values, known only once evaluated. Only the
 //! `+ - * /` and unary `-` operators panic, on inputs MLX rejects; the functions of the same
 //! name in [`ops`] return `Result` instead.
 //!
