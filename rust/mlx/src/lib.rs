@@ -26,7 +26,8 @@
 //!
 //! Threads: [`Array`] is `Send + Sync`; see its documentation for what that covers.
 //!
-//! Cargo features `gather-qmm-tiles`, `fused-causal-softmax` and `eval-walk` (all on by
+//! Cargo features `gather-qmm-tiles`, `fused-causal-softmax`, `eval-walk`, `affine-gather-rhs`,
+//! `gather-qmm-tiles-metal` and `gather-qmm-tiles-cuda` (one per `patches/series` id, all on by
 //! default) build MLX with the patch of the same id; `--no-default-features` is stock MLX.
 
 mod array;
