@@ -125,6 +125,21 @@ fn export_returns_the_functions_error() {
     assert!(e.to_string().contains("import_function"), "{e}");
 }
 
+/// A panic in the traced function crosses no C++ frame: it is caught in the callback, MLX
+/// unwinds with an error, and the panic resumes in the caller of export_function.
+#[test]
+#[should_panic(expected = "panics while traced")]
+fn a_panic_in_the_exported_function_resumes_after_the_export() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    let _ = export_function(
+        dir.path().join("panics.mlxfn"),
+        |_: &[Array]| -> mlx::Result<Vec<Array>> { panic!("panics while traced") },
+        &[&x],
+        false,
+    );
+}
+
 #[cfg(feature = "fused-causal-softmax")]
 fn fused_causal_softmax(args: &[Array]) -> mlx::Result<Vec<Array>> {
     use mlx_ext::fused_causal_softmax::ffi;
