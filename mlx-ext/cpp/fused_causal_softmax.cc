@@ -2,7 +2,7 @@
 
 #include <string_view>
 
-#include "mlx/fast.h"
+#include "mlx/fast_primitives.h"
 #include "mlx/primitives.h"
 
 namespace mlx_ext {

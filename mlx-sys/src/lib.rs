@@ -19,6 +19,7 @@ pub mod build_info;
 pub mod ffi {
     pub mod array;
     pub mod backend;
+    pub mod export;
     pub mod fast;
     pub mod io;
     pub mod memory;

@@ -332,7 +332,8 @@ pub fn evaluate_with_stats(seed: u64) -> Result<(Vec<Output>, Stats)> {
     Ok((outputs, b.stats))
 }
 
-fn output(a: &Array) -> Result<Output> {
+/// `a` evaluated, as an [`Output`].
+pub fn output(a: &Array) -> Result<Output> {
     Ok(Output { dtype: a.dtype(), shape: a.shape(), bytes: bytes(a)? })
 }
 

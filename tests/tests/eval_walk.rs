@@ -3,46 +3,15 @@
 //! (`mlx_tests::graphs`) evaluated in this process agree bit for bit with the same graphs
 //! evaluated by `graph-eval` built against stock MLX, in another process.
 //!
-//! The stock helper is `$MLX_TESTS_STOCK_GRAPH_EVAL` if set, else this crate's `graph-eval`
-//! binary built here with `--no-default-features` into its own target directory.
+//! The stock helper: see `stock_helper/mod.rs`.
+
+mod stock_helper;
 
 use mlx_tests::graphs::{self, Output};
 use proptest::prelude::*;
 use std::collections::HashMap;
-use std::path::PathBuf;
 use std::process::Command;
-use std::sync::OnceLock;
-
-fn stock_helper() -> &'static PathBuf {
-    static HELPER: OnceLock<PathBuf> = OnceLock::new();
-    HELPER.get_or_init(|| {
-        if let Some(path) = std::env::var_os("MLX_TESTS_STOCK_GRAPH_EVAL") {
-            return PathBuf::from(path);
-        }
-        let target_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("stock-graph-eval");
-        let mut cargo = mlx_build::nested_cargo::command(env!("CARGO"));
-        cargo
-            .args([
-                "build",
-                "--offline",
-                "-p",
-                "mlx-tests",
-                "--no-default-features",
-                "--bin",
-                "graph-eval",
-            ])
-            .arg("--target-dir")
-            .arg(&target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        let out = cargo.output().expect("running cargo");
-        assert!(
-            out.status.success(),
-            "building the stock graph-eval failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        target_dir.join("debug").join(format!("graph-eval{}", std::env::consts::EXE_SUFFIX))
-    })
-}
+use stock_helper::stock_helper;
 
 /// Outputs of each seed as evaluated by the stock helper, and the patches it reports.
 fn stock_outputs(seeds: &[u64]) -> (String, HashMap<u64, Result<Vec<Output>, String>>) {

@@ -3,7 +3,8 @@
 //! - [`Array`]: lazy n-d arrays of every MLX [`Dtype`]; host data in and out through the
 //!   [`Element`] types (`f16`/`bf16` from the `half` crate).
 //! - [`ops`]: arithmetic, comparisons, shapes, indexing, reductions, sorting, creation, matmul.
-//! - [`fast`], [`quantized`], [`random`], [`io`] (safetensors), [`memory`], [`stream`].
+//! - [`fast`], [`quantized`], [`random`], [`io`] (safetensors), [`export`] (exported functions),
+//!   [`memory`], [`stream`].
 //! - [`eval`] / [`async_eval`]: evaluation of several arrays at once.
 //! - [`build_info()`]: MLX version, patches applied, source digest; [`backend`]: the file
 //!   holding MLX's code, the GPU if any.
@@ -40,6 +41,7 @@ mod methods;
 mod transforms;
 
 pub mod backend;
+pub mod export;
 pub mod fast;
 pub mod io;
 pub mod memory;

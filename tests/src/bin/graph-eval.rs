@@ -4,6 +4,12 @@
 //!
 //! Usage: `graph-eval SEED...`. Prints `patches ID,ID,...` (empty for stock MLX), then per seed
 //! a line `seed N` followed by `graphs::encode` of its outputs, or `seed N error MESSAGE`.
+//!
+//! `graph-eval import FUNCTION INPUTS` imports the exported function `FUNCTION` (an `.mlxfn`
+//! file, `mlx::export`) and calls it on the arrays of the safetensors file `INPUTS`, named `0`,
+//! `1`, ... in argument order, on the CPU. Prints the `patches` line, then `import ok` followed
+//! by `graphs::encode` of the outputs, or `import error MESSAGE`; either way it exits 0 (MLX's
+//! error is a result here, a crash is not).
 
 use mlx_tests::graphs;
 use std::io::Write;
@@ -12,7 +18,25 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let mut out = std::io::stdout().lock();
     let mut text = format!("patches {}\n", mlx::build_info().patches.join(","));
-    for arg in std::env::args().skip(1) {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("import") {
+        let [_, function, inputs] = &args[..] else {
+            eprintln!("usage: graph-eval import FUNCTION INPUTS");
+            return ExitCode::FAILURE;
+        };
+        match import_and_call(function, inputs) {
+            Ok(outputs) => text.push_str(&format!("import ok\n{}", graphs::encode(&outputs))),
+            Err(e) => {
+                text.push_str(&format!("import error {}\n", e.to_string().replace('\n', " ")))
+            }
+        }
+        return if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_ok() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::FAILURE
+        };
+    }
+    for arg in args {
         let Ok(seed) = arg.parse::<u64>() else {
             eprintln!("graph-eval: not a seed: {arg:?}");
             return ExitCode::FAILURE;
@@ -33,4 +57,15 @@ fn main() -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Imports `function` and calls it on the arrays `0`, `1`, ... of the safetensors file `inputs`.
+fn import_and_call(function: &str, inputs: &str) -> mlx::Result<Vec<graphs::Output>> {
+    mlx::Device::cpu().set_default()?;
+    let mut tensors = mlx::io::load_safetensors(inputs)?.tensors;
+    let args: Vec<mlx::Array> =
+        (0..tensors.len()).map_while(|i| tensors.remove(&i.to_string())).collect();
+    let outputs = mlx::export::import_function(function)?.call(&args)?;
+    mlx::eval(&outputs)?;
+    outputs.iter().map(graphs::output).collect()
 }
