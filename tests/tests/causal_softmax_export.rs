@@ -148,23 +148,33 @@ fn fused_causal_softmax(args: &[Array]) -> mlx::Result<Vec<Array>> {
 
 /// Export, then import in this (patched) process, then evaluate: the bits of the direct call.
 #[cfg(feature = "fused-causal-softmax")]
+type Case = fn(&[Array]) -> mlx::Result<Vec<Array>>;
+
+/// The two functions holding CausalSoftmax: causal SDPA's fallback and the primitive alone.
+#[cfg(feature = "fused-causal-softmax")]
+fn causal_cases(qkv: &[Array]) -> [(&'static str, Case, Vec<Array>); 2] {
+    let scores = ops::matmul(&qkv[0], &qkv[1].swapaxes(-1, -2).unwrap()).unwrap();
+    [
+        ("causal_sdpa", causal_sdpa, qkv.to_vec()),
+        ("causal_softmax", fused_causal_softmax, vec![scores]),
+    ]
+}
+
+/// Exports `f` to `path`, checking the file holds the primitive.
+#[cfg(feature = "fused-causal-softmax")]
+fn export_causal(path: &Path, f: Case, inputs: &[Array], name: &str) {
+    export_function(path, f, inputs, false).unwrap();
+    assert!(file_names(path, "CausalSoftmax"), "{name}: the exported graph has no CausalSoftmax");
+}
+
+#[cfg(feature = "fused-causal-softmax")]
 #[test]
 fn patched_build_round_trips_causal_softmax_bitwise() {
     let dir = tempfile::tempdir().unwrap();
     let qkv = attention_inputs();
-    let scores = ops::matmul(&qkv[0], &qkv[1].swapaxes(-1, -2).unwrap()).unwrap();
-    type Case = fn(&[Array]) -> mlx::Result<Vec<Array>>;
-    let cases: [(&str, Case, Vec<Array>); 2] = [
-        ("causal_sdpa", causal_sdpa, qkv.clone()),
-        ("causal_softmax", fused_causal_softmax, vec![scores]),
-    ];
-    for (name, f, inputs) in cases {
+    for (name, f, inputs) in causal_cases(&qkv) {
         let path = dir.path().join(format!("{name}.mlxfn"));
-        export_function(&path, f, &inputs, false).unwrap();
-        assert!(
-            file_names(&path, "CausalSoftmax"),
-            "{name}: the exported graph has no CausalSoftmax"
-        );
+        export_causal(&path, f, &inputs, name);
         let imported = import_function(&path).unwrap().call(&inputs).unwrap();
         assert_eq!(outputs_of(&imported), outputs_of(&f(&inputs).unwrap()), "{name}");
     }
@@ -185,19 +195,9 @@ fn stock_build_refuses_causal_softmax_on_import_with_a_clear_error() {
     let stock = stock_import(&control, &qkv).expect("stock imports the array-mask attention");
     assert_eq!(stock, outputs_of(&causal_sdpa(&qkv).unwrap()), "stock vs patched attention");
 
-    let scores = ops::matmul(&qkv[0], &qkv[1].swapaxes(-1, -2).unwrap()).unwrap();
-    type Case = fn(&[Array]) -> mlx::Result<Vec<Array>>;
-    let cases: [(&str, Case, Vec<Array>); 2] = [
-        ("causal_sdpa", causal_sdpa, qkv.clone()),
-        ("causal_softmax", fused_causal_softmax, vec![scores]),
-    ];
-    for (name, f, inputs) in cases {
+    for (name, f, inputs) in causal_cases(&qkv) {
         let path = dir.path().join(format!("{name}.mlxfn"));
-        export_function(&path, f, &inputs, false).unwrap();
-        assert!(
-            file_names(&path, "CausalSoftmax"),
-            "{name}: the exported graph has no CausalSoftmax"
-        );
+        export_causal(&path, f, &inputs, name);
         match stock_import(&path, &inputs) {
             Ok(_) => panic!("{name}: stock MLX imported a function holding CausalSoftmax"),
             Err(message) => {

@@ -9,8 +9,8 @@ mod generate;
 mod info;
 mod serve;
 
-use clap::{Args, Parser, Subcommand};
-use mlx_ab_protocol::DeviceKind;
+use clap::{Parser, Subcommand};
+pub use mlx_ab_protocol::GenerateArgs;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -42,25 +42,6 @@ enum Command {
         #[arg(long)]
         job: PathBuf,
     },
-}
-
-#[derive(Args)]
-pub struct GenerateArgs {
-    #[arg(long)]
-    pub model: PathBuf,
-    /// Prompt token ids, comma separated.
-    #[arg(long, value_delimiter = ',', required = true)]
-    pub tokens: Vec<u32>,
-    #[arg(long)]
-    pub max_tokens: usize,
-    #[arg(long, default_value_t = 512)]
-    pub prefill_chunk: usize,
-    /// Device to generate on. Default: the GPU when this MLX has one, else the CPU.
-    #[arg(long, value_enum)]
-    pub device: Option<DeviceKind>,
-    /// Also write the result as JSON here.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
 }
 
 fn main() -> ExitCode {

@@ -59,21 +59,8 @@ pub struct WorkerChoice {
 pub struct GenerateArgs {
     #[command(flatten)]
     pub worker: WorkerChoice,
-    #[arg(long)]
-    pub model: PathBuf,
-    /// Prompt token ids, comma separated.
-    #[arg(long, value_delimiter = ',', required = true)]
-    pub tokens: Vec<u32>,
-    #[arg(long)]
-    pub max_tokens: usize,
-    #[arg(long, default_value_t = 512)]
-    pub prefill_chunk: usize,
-    /// Device to generate on. Default: the GPU when that MLX has one, else the CPU.
-    #[arg(long, value_enum)]
-    pub device: Option<DeviceKind>,
-    /// Also write the result as JSON here.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: mlx_ab_protocol::GenerateArgs,
 }
 
 #[derive(Args)]

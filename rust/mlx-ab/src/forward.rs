@@ -72,17 +72,9 @@ pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> R
 }
 
 pub fn generate(args: &GenerateArgs) -> Result<ExitCode, String> {
-    let tokens: Vec<String> = args.tokens.iter().map(u32::to_string).collect();
-    let mut forwarded: Vec<OsString> = vec!["generate".into(), "--model".into()];
-    forwarded.push(crate::cache_dir::absolute(args.model.clone())?.into());
-    forwarded.extend(["--tokens".into(), tokens.join(",").into()]);
-    forwarded.extend(["--max-tokens".into(), args.max_tokens.to_string().into()]);
-    forwarded.extend(["--prefill-chunk".into(), args.prefill_chunk.to_string().into()]);
-    if let Some(device) = args.device {
-        forwarded.extend(["--device".into(), device.name().into()]);
-    }
-    if let Some(json) = &args.json {
-        forwarded.extend(["--json".into(), json.into()]);
-    }
+    let mut options = args.options.clone();
+    options.model = crate::cache_dir::absolute(options.model)?;
+    let forwarded: Vec<OsString> =
+        std::iter::once("generate".into()).chain(options.to_args()).collect();
     hand_over(&worker(&args.worker)?, &forwarded)
 }

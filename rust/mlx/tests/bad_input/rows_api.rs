@@ -18,6 +18,11 @@ fn cpu5() -> Device {
     Device { kind: DeviceType::Cpu, index: 5 }
 }
 
+/// A function to export: its input doubled.
+fn double(inputs: &[Array]) -> mlx::Result<Vec<Array>> {
+    Ok(vec![ops::add(&inputs[0], &inputs[0])?])
+}
+
 fn affine(group_size: i32, bits: i32) -> QuantParams {
     QuantParams::affine(group_size, bits)
 }
@@ -186,6 +191,16 @@ pub fn rows() -> Vec<Row> {
         }, ["[load_safetensors]"];
         "io::save_safetensors" => mlx::io::save_safetensors(path("f64.safetensors"), [("x", &Array::scalar(1.0f64))], []), ["[save_safetensors]", "dtype"];
         "io::save_safetensors" => mlx::io::save_safetensors(path("no/such/dir.safetensors"), [("x", &m23())], []), ["[save_safetensors]", "failed to open"];
+
+        // Exported functions.
+        "export::export_function" => mlx::export::export_function(path("no/such/dir.mlxfn"), double, &[v2()], false), ["[export_function]", "failed to open"];
+        "export::export_function" => mlx::export::export_function(path("failing.mlxfn"), |_: &[Array]| ops::reshape(&m23(), &[4]).map(|a| vec![a]), &[v2()], false), ["[reshape]"];
+        "export::import_function" => mlx::export::import_function(path("missing.mlxfn")), ["[import_function]", "failed to open"];
+        "ImportedFunction::call" => {
+            let p = path("double.mlxfn");
+            mlx::export::export_function(&p, double, &[v2()], false).unwrap();
+            mlx::export::import_function(&p).unwrap().call(&[v3()])
+        }, ["[import_function::call]", "no imported function"];
 
         // Devices and streams: this build has one CPU device and, on Linux CPU, no GPU.
         "Device::set_default" => cpu5().set_default(), ["not available"];
