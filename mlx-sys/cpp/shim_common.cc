@@ -1,5 +1,6 @@
 #include "shim_common.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -12,23 +13,35 @@ std::recursive_mutex& api_mutex() {
 }
 
 void eval_then_wait(std::span<const array> outputs) {
-  std::vector<mlx::core::Event> pending;
+  // Cross-stream inputs are waited for inside the outputs' own streams (MLX's eval makes each
+  // stream wait on its inputs' events), so the outputs' streams are enough.
+  std::vector<mlx::core::Stream> streams;
   {
     MLX_SYS_LOCK;
     // Declared after the guard: these handles are released under the lock.
     std::vector<array> v(outputs.begin(), outputs.end());
     mlx::core::async_eval(v);
     for (const auto& x : v) {
-      if (x.status() == array::Status::evaluated && x.event().valid()) {
-        pending.push_back(x.event());
+      if (x.status() == array::Status::evaluated && x.event().valid() &&
+          std::find(streams.begin(), streams.end(), x.event().stream()) == streams.end()) {
+        streams.push_back(x.event().stream());
       }
     }
   }
-  for (auto& e : pending) {
-    e.wait();
+  for (const auto& s : streams) {
+    synchronize_stream(s);
   }
   MLX_SYS_LOCK;
   mlx::core::eval(std::vector<array>(outputs.begin(), outputs.end()));
+}
+
+void synchronize_stream(const mlx::core::Stream& s) {
+  if (s.device == mlx::core::Device::cpu) {
+    mlx::core::synchronize(s);
+    return;
+  }
+  MLX_SYS_LOCK;
+  mlx::core::synchronize(s);
 }
 
 mlx::core::Dtype dtype_from_code(std::uint8_t code) {

@@ -38,10 +38,16 @@ std::recursive_mutex& api_mutex();
 
 // eval(outputs) without holding the lock while kernels run: MLX's async_eval walks the graph
 // under the lock, attaching an event to every node it schedules (so readers on other threads
-// wait for the data); then the events are waited on unlocked (MLX's events are internally
-// synchronized and are copied, so no node is touched); then eval() under the lock marks the
-// outputs available. Kernel errors are thrown as by eval().
+// wait for the data); then the outputs' streams are synchronized (see synchronize_stream); then
+// eval() under the lock marks the outputs available. Kernel errors are thrown as by eval().
+// (Not Event::wait: a shared libmlx does not export it.)
 void eval_then_wait(std::span<const array> outputs);
+
+// Waits for everything queued on `s`. A CPU stream's synchronize only enqueues a task on the
+// stream's worker and waits for it (MLX scheduler.cpp, synchronize): no graph node is touched,
+// so no lock is held while it waits. A GPU stream's synchronize uses the device's command
+// encoder: under the lock.
+void synchronize_stream(const mlx::core::Stream& s);
 
 // MLX dtype from the Dtype::Val ordinal used on the Rust side; throws on a bad code.
 mlx::core::Dtype dtype_from_code(std::uint8_t code);

@@ -86,22 +86,6 @@ void set_default_stream(std::int32_t stream) {
   mc::set_default_stream(known_stream(stream));
 }
 
-namespace {
-
-// A CPU stream's synchronize only enqueues a task on the stream's worker and waits for it
-// (MLX scheduler.cpp, synchronize): no graph node is touched, so no lock is held while it
-// waits. A GPU stream's synchronize uses the device's command encoder: under the lock.
-void synchronize_stream(const mc::Stream& s) {
-  if (s.device == mc::Device::cpu) {
-    mc::synchronize(s);
-    return;
-  }
-  MLX_SYS_LOCK;
-  mc::synchronize(s);
-}
-
-} // namespace
-
 void synchronize(std::int32_t stream) {
   // get_streams() is guarded by MLX's own mutex.
   synchronize_stream(known_stream(stream));
