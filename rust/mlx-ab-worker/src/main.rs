@@ -10,7 +10,7 @@ mod info;
 mod serve;
 
 use clap::{Parser, Subcommand};
-pub use mlx_ab_protocol::GenerateArgs;
+pub use mlx_ab_protocol::{GenerateArgs, MakeModelArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -26,15 +26,7 @@ enum Command {
     /// Print, as JSON, the MLX this binary links: version, applied patches, source digest.
     Info,
     /// Write a synthetic checkpoint (config.json + model.safetensors) from a preset and a seed.
-    MakeModel {
-        #[arg(long)]
-        out: PathBuf,
-        /// One of the presets of `mlx-workload` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
-        #[arg(long, default_value = "bench")]
-        preset: String,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
-    },
+    MakeModel(MakeModelArgs),
     /// Generate greedily; print the token ids and a SHA-256 of each step's logits.
     Generate(GenerateArgs),
     /// Serve the driver (`mlx-ab run`): load the job's model, then generate on request.
@@ -47,7 +39,7 @@ enum Command {
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Info => info::print(),
-        Command::MakeModel { out, preset, seed } => make_model(&out, &preset, seed),
+        Command::MakeModel(args) => make_model(&args.out, &args.preset, args.seed),
         Command::Generate(args) => generate::main(args),
         Command::Serve { job } => return serve::main(&job),
     };

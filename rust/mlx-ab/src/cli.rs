@@ -23,13 +23,8 @@ pub enum Command {
     MakeModel {
         #[command(flatten)]
         worker: WorkerChoice,
-        #[arg(long)]
-        out: PathBuf,
-        /// One of the presets of `mlx-workload` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
-        #[arg(long, default_value = "bench")]
-        preset: String,
-        #[arg(long, default_value_t = 0)]
-        seed: u64,
+        #[command(flatten)]
+        options: mlx_ab_protocol::MakeModelArgs,
     },
     /// Generate greedily with one arm's worker; print the token ids and a SHA-256 of each
     /// step's logits.

@@ -6,6 +6,7 @@ use crate::arm::{parse_patch_list, ArmSpec};
 use crate::cargo_build;
 use crate::cli::{GenerateArgs, WorkerChoice};
 use crate::prebuilt::{ArmBinary, Prebuilt};
+use mlx_ab_protocol::MakeModelArgs;
 use std::ffi::OsString;
 use std::path::Path;
 use std::process::{Command, ExitCode};
@@ -40,24 +41,18 @@ pub fn info(choice: &WorkerChoice) -> Result<ExitCode, String> {
     hand_over(&worker(choice)?, &["info".into()])
 }
 
-fn make_model_args(out: &Path, preset: &str, seed: u64) -> Vec<OsString> {
-    let mut args: Vec<OsString> = vec!["make-model".into(), "--out".into(), out.into()];
-    args.extend(["--preset".into(), preset.into(), "--seed".into(), seed.to_string().into()]);
-    args
+fn make_model_args(options: &MakeModelArgs) -> Vec<OsString> {
+    std::iter::once("make-model".into()).chain(options.to_args()).collect()
 }
 
-pub fn make_model(
-    choice: &WorkerChoice,
-    out: &Path,
-    preset: &str,
-    seed: u64,
-) -> Result<ExitCode, String> {
-    hand_over(&worker(choice)?, &make_model_args(out, preset, seed))
+pub fn make_model(choice: &WorkerChoice, options: &MakeModelArgs) -> Result<ExitCode, String> {
+    hand_over(&worker(choice)?, &make_model_args(options))
 }
 
 /// Writes a synthetic checkpoint with `worker`, quietly (for `run`); its stderr in the error.
 pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> Result<(), String> {
-    let output = command(worker, &make_model_args(out, preset, seed))
+    let options = MakeModelArgs { out: out.to_path_buf(), preset: preset.to_string(), seed };
+    let output = command(worker, &make_model_args(&options))
         .output()
         .map_err(|e| format!("starting {}: {e}", worker.binary.display()))?;
     if output.status.success() {

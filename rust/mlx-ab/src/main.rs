@@ -33,9 +33,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Run(args) => run::main(*args),
         Command::Info(choice) => forward::info(&choice),
-        Command::MakeModel { worker, out, preset, seed } => {
-            forward::make_model(&worker, &out, &preset, seed)
-        }
+        Command::MakeModel { worker, options } => forward::make_model(&worker, &options),
         Command::Generate(args) => forward::generate(&args),
         Command::BuildWorker { patches } => build_worker(&patches),
     };

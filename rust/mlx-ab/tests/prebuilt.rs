@@ -341,13 +341,7 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     assert!(output.stdout.is_empty(), "no summary either: {}", describe(&output));
 
     // generate, handed by the driver to a prebuilt worker: the same refusal; --device cpu works.
-    let model = scratch.path("model");
-    let made = Command::new(worker())
-        .args(["make-model", "--preset", "tiny", "--out"])
-        .arg(&model)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{}", describe(&made));
+    let model = tiny_model(&scratch);
     let generate = |device: &str| {
         mlx_ab(&scratch)
             .args(["generate", "--prebuilt"])
@@ -370,6 +364,18 @@ fn device_gpu_without_a_gpu_is_a_clear_error() {
     assert_eq!(output.status.code(), Some(2), "clap refuses an unknown device");
 }
 
+/// The tiny preset's checkpoint, written by the all-patches worker into the scratch folder.
+fn tiny_model(scratch: &Scratch) -> PathBuf {
+    let model = scratch.path("model");
+    let made = Command::new(worker())
+        .args(["make-model", "--preset", "tiny", "--out"])
+        .arg(&model)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{}", describe(&made));
+    model
+}
+
 /// A checkpoint whose `model.safetensors` is corrupt, in a table: a header length MLX refuses,
 /// and tensor data cut short (MLX checks the offsets against the file size on load). Either
 /// way: exit 2, the file and MLX's message (from its io/safetensors.cpp) on stderr, no report,
@@ -387,13 +393,7 @@ fn a_corrupt_safetensors_file_exits_2_without_a_report() {
     ];
     for (name, corrupt, message) in cases {
         let scratch = Scratch::new(&format!("corrupt-{name}"));
-        let model = scratch.path("model");
-        let made = Command::new(worker())
-            .args(["make-model", "--preset", "tiny", "--out"])
-            .arg(&model)
-            .output()
-            .unwrap();
-        assert!(made.status.success(), "{}", describe(&made));
+        let model = tiny_model(&scratch);
         let file = model.join("model.safetensors");
         let mut bytes = std::fs::read(&file).unwrap();
         corrupt(&mut bytes);

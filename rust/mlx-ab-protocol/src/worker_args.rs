@@ -1,9 +1,35 @@
-//! The options of `generate`, parsed by the worker and by the driver, which hands them on.
+//! The options of the worker's `make-model` and `generate`, parsed by the worker and by the
+//! driver, which hands them on (`to_args`).
 
 use crate::DeviceKind;
 use clap::Args;
 use std::ffi::OsString;
 use std::path::PathBuf;
+
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct MakeModelArgs {
+    #[arg(long)]
+    pub out: PathBuf,
+    /// One of the presets of `mlx-workload` (bench, bench-bf16, tiny, tiny-bf16, tiny-dense, qwen3-30b-a3b).
+    #[arg(long, default_value = "bench")]
+    pub preset: String,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+}
+
+impl MakeModelArgs {
+    /// The command line that parses back into these options.
+    pub fn to_args(&self) -> Vec<OsString> {
+        vec![
+            "--out".into(),
+            self.out.clone().into(),
+            "--preset".into(),
+            self.preset.clone().into(),
+            "--seed".into(),
+            self.seed.to_string().into(),
+        ]
+    }
+}
 
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct GenerateArgs {
@@ -51,6 +77,19 @@ mod tests {
     struct Cli {
         #[command(flatten)]
         args: GenerateArgs,
+    }
+
+    #[derive(Parser)]
+    struct MakeModelCli {
+        #[command(flatten)]
+        args: MakeModelArgs,
+    }
+
+    #[test]
+    fn make_model_to_args_parses_back() {
+        let args = MakeModelArgs { out: "dir".into(), preset: "tiny".into(), seed: 9 };
+        let line = std::iter::once(OsString::from("x")).chain(args.to_args());
+        assert_eq!(MakeModelCli::parse_from(line).args, args);
     }
 
     #[test]
