@@ -22,16 +22,17 @@ pub fn worker(choice: &WorkerChoice) -> Result<ArmBinary, String> {
     }
 }
 
-/// The worker as a command, with its arm's environment.
-fn command(worker: &ArmBinary, args: &[OsString]) -> Command {
+/// The worker as a command, with its arm's environment and kernel cache (a forwarded
+/// `generate` warms the cache that `run` then finds).
+fn command(worker: &ArmBinary, args: &[OsString]) -> Result<Command, String> {
     let mut command = Command::new(&worker.binary);
-    command.args(args).envs(worker.env.iter().map(|(k, v)| (k, v)));
-    command
+    command.args(args).envs(crate::ptx_cache::worker_env(worker)?);
+    Ok(command)
 }
 
 /// Runs the worker on this terminal; its exit status is ours (2 if a signal ended it).
 fn hand_over(worker: &ArmBinary, args: &[OsString]) -> Result<ExitCode, String> {
-    let status = command(worker, args)
+    let status = command(worker, args)?
         .status()
         .map_err(|e| format!("starting {}: {e}", worker.binary.display()))?;
     Ok(ExitCode::from(status.code().and_then(|c| u8::try_from(c).ok()).unwrap_or(2)))
@@ -52,7 +53,7 @@ pub fn make_model(choice: &WorkerChoice, options: &MakeModelArgs) -> Result<Exit
 /// Writes a synthetic checkpoint with `worker`, quietly (for `run`); its stderr in the error.
 pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> Result<(), String> {
     let options = MakeModelArgs { out: out.to_path_buf(), preset: preset.to_string(), seed };
-    let output = command(worker, &make_model_args(&options))
+    let output = command(worker, &make_model_args(&options))?
         .output()
         .map_err(|e| format!("starting {}: {e}", worker.binary.display()))?;
     if output.status.success() {

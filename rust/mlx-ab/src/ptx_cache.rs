@@ -7,7 +7,16 @@
 //! across runs: compiling the kernels of a large model takes minutes on a fresh folder.
 
 use crate::prebuilt::ArmBinary;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+/// The arm's environment plus its own kernel cache: every process of an arm (`run`'s workers
+/// and the forwarded `generate`, `make-model`, `info`) compiles into and reuses one folder.
+pub fn worker_env(binary: &ArmBinary) -> Result<Vec<(OsString, OsString)>, String> {
+    let mut env = binary.env.clone();
+    env.push(("MLX_PTX_CACHE_DIR".into(), dir(binary)?.into_os_string()));
+    Ok(env)
+}
 
 /// `<cache root>/ptx/<digest>` for the code `binary` runs.
 pub fn dir(binary: &ArmBinary) -> Result<PathBuf, String> {

@@ -18,7 +18,6 @@ use crate::worker_process::{Ready, Worker};
 use crate::workload::{self, Workload};
 use crate::{cache_dir, markdown, provenance, ptx_cache, ui};
 use mlx_ab_protocol::protocol::{self, Job};
-use std::ffi::OsString;
 use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -167,7 +166,7 @@ fn run_arms(
     run_dir: &Path,
 ) -> Result<(Tally, Ready, Ready), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
-        let env = worker_env(binaries[i])?;
+        let env = ptx_cache::worker_env(binaries[i])?;
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =
             Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
@@ -181,13 +180,6 @@ fn run_arms(
     worker_a.quit()?;
     worker_b.quit()?;
     Ok((tally, ready_a, ready_b))
-}
-
-/// The arm's environment, plus its own JIT kernel cache (see `ptx_cache`).
-fn worker_env(binary: &ArmBinary) -> Result<Vec<(OsString, OsString)>, String> {
-    let mut env = binary.env.clone();
-    env.push(("MLX_PTX_CACHE_DIR".into(), ptx_cache::dir(binary)?.into_os_string()));
-    Ok(env)
 }
 
 /// The worker is the arm asked for: the patches it asked for (a report on patches that were not

@@ -413,3 +413,18 @@ fn a_corrupt_safetensors_file_exits_2_without_a_report() {
         assert!(!a_process_runs(&b.join("bin/mlx-ab-worker")), "{name}: a worker was left running");
     }
 }
+
+/// Forwarded subcommands run in the arm's own kernel cache, the folder `run` gives its worker,
+/// so a `generate` warms the kernels that a later `run` finds.
+#[test]
+fn forwarded_subcommands_use_the_arms_kernel_cache() {
+    let scratch = Scratch::new("ptx");
+    let arm = scratch.path("arm");
+    std::fs::create_dir_all(arm.join("lib")).unwrap();
+    write_script(&arm.join("bin/mlx-ab-worker"), "echo \"$MLX_PTX_CACHE_DIR\"");
+    let output = mlx_ab(&scratch).args(["info", "--prebuilt"]).arg(&arm).output().unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let dir = Path::new(stdout.trim());
+    assert_eq!(dir.parent(), Some(scratch.path("cache/ptx").as_path()), "{}", describe(&output));
+}
