@@ -55,6 +55,17 @@ pub fn bytes(data: &[u8]) -> String {
     hex(&Sha256::digest(data))
 }
 
+/// Digest of what a patch changes: its bytes from the first `diff --git` line on (all of them
+/// if it has none). The message above, which git apply ignores, stays out of build keys, so
+/// editing a patch's message does not rebuild MLX.
+pub fn patch(data: &[u8]) -> String {
+    const DIFF: &[u8] = b"diff --git ";
+    let start = (0..data.len())
+        .find(|&i| data[i..].starts_with(DIFF) && (i == 0 || data[i - 1] == b'\n'))
+        .unwrap_or(0);
+    bytes(&data[start..])
+}
+
 fn collect(root: &Path, dir: &Path, files: &mut Vec<String>) -> Fallible<()> {
     for entry in fs::read_dir(dir).map_err(|e| format!("reading {}: {e}", dir.display()))? {
         let entry = entry.map_err(|e| e.to_string())?;
@@ -74,4 +85,26 @@ fn collect(root: &Path, dir: &Path, files: &mut Vec<String>) -> Fallible<()> {
 
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::patch;
+
+    const DIFF: &str = "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-a\n+b\n";
+
+    #[test]
+    fn a_patch_digest_covers_the_diff_not_the_message() {
+        let one =
+            format!("From 1 Mon Sep 17\nSubject: [PATCH] one\n\nWhy.\n---\n x | 2 +-\n\n{DIFF}");
+        let other = format!(
+            "From 2 Mon Sep 17\nSubject: [PATCH] two\n\nOther words: diff --git a\n---\n\n{DIFF}"
+        );
+        assert_eq!(patch(one.as_bytes()), patch(other.as_bytes()));
+        // One changed byte in the diff is another build.
+        assert_ne!(patch(one.as_bytes()), patch(one.replace("+b", "+c").as_bytes()));
+        // Without a diff line (not a git patch), every byte counts.
+        assert_ne!(patch(b"-a\n+b\n"), patch(b"-a\n+c\n"));
+        assert_eq!(patch(DIFF.as_bytes()), super::bytes(DIFF.as_bytes()));
+    }
 }

@@ -32,9 +32,9 @@ impl Selection {
         self.series.iter().chain(&self.extra)
     }
 
-    /// Part of the cache key: names and exact bytes, in application order.
+    /// Part of the cache key: names and the exact bytes of each diff, in application order.
     pub fn fingerprint(&self) -> String {
-        self.all().map(|p| format!("{}={}\n", p.name, digest::bytes(&p.bytes))).collect()
+        self.all().map(|p| format!("{}={}\n", p.name, digest::patch(&p.bytes))).collect()
     }
 }
 
