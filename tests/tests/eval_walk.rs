@@ -277,12 +277,15 @@ fn summary(stats: &[Stats], took: std::time::Duration) -> String {
     let mut arrays: Vec<usize> = stats.iter().map(|s| s.arrays).collect();
     arrays.sort_unstable();
     let deepest = stats.iter().map(|s| s.most_ops_between_evals).max().unwrap_or(0);
+    let mut large: Vec<usize> =
+        stats.iter().filter(|s| s.kind != Kind::Small).map(|s| s.arrays).collect();
+    large.sort_unstable();
     let kinds = [Kind::Small, Kind::Chain, Kind::Wide]
         .map(|k| format!("{k:?} {}", stats.iter().filter(|s| s.kind == k).count()));
     let sum = |f: fn(&Stats) -> usize| stats.iter().map(f).sum::<usize>();
     format!(
         "fuzz: {} graphs bit-identical to stock in {:.1} s ({}); arrays per graph min {} median \
-         {} max {}, {} in all; at most {} ops in one eval; {} partial evals ({} async), {} re-evals, {} extended, {} \
+         {} max {}, {} in all (large graphs: median {}); at most {} ops in one eval; {} partial evals ({} async), {} re-evals, {} extended, {} \
          values read; freed {} ({} read by later ops, {} siblings, {} pending, {} evaluated), \
          {} purges; {} graphs evaluated in groups",
         stats.len(),
@@ -292,6 +295,7 @@ fn summary(stats: &[Stats], took: std::time::Duration) -> String {
         arrays.get(arrays.len() / 2).unwrap_or(&0),
         arrays.last().unwrap_or(&0),
         arrays.iter().sum::<usize>(),
+        large.get(large.len() / 2).unwrap_or(&0),
         deepest,
         sum(|s| s.partial_evals),
         sum(|s| s.partial_async_evals),

@@ -126,18 +126,30 @@ pub(super) fn free_some(b: &mut Builder) {
     }
 }
 
-/// Frees one output of a multi-output op while a sibling stays in the pool.
+/// Frees one output of a multi-output op while a sibling that ops read stays in the pool.
 fn free_sibling(b: &mut Builder) {
-    let mut live = HashMap::new();
-    for g in b.pool.iter().filter_map(|e| e.group) {
-        *live.entry(g).or_insert(0) += 1;
+    // Per op: outputs in the pool, and those read by ops.
+    let mut live: HashMap<usize, (usize, usize)> = HashMap::new();
+    for e in &b.pool {
+        if let Some(g) = e.group {
+            let (n, used) = live.entry(g).or_default();
+            *n += 1;
+            *used += usize::from(e.uses > 0);
+        }
     }
-    let with_sibling: Vec<usize> =
-        (0..b.pool.len()).filter(|&i| b.pool[i].group.is_some_and(|g| live[&g] > 1)).collect();
-    if with_sibling.is_empty() {
+    let candidates: Vec<usize> = (0..b.pool.len())
+        .filter(|&i| {
+            let e = &b.pool[i];
+            e.group.is_some_and(|g| {
+                let (n, used) = live[&g];
+                n > 1 && used > usize::from(e.uses > 0)
+            })
+        })
+        .collect();
+    if candidates.is_empty() {
         return;
     }
-    let i = *b.rng.pick(&with_sibling);
+    let i = *b.rng.pick(&candidates);
     let entry = b.pool.remove(i);
     b.stats.freed_siblings += 1;
     count_freed(b, &entry);
