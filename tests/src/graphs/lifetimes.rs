@@ -41,6 +41,7 @@ pub(super) fn eval_some(b: &mut Builder, snapshots: &mut Vec<Output>) -> Result<
             picked.dedup();
             for i in picked.into_iter().rev() {
                 let entry = b.pool.remove(i);
+                b.stats.freed_after_async += 1;
                 b.stats.freed_pending += usize::from(!entry.array.is_available());
                 count_freed(b, &entry);
             }

@@ -63,8 +63,10 @@ pub struct Stats {
     pub freed_used: usize,
     /// ... of which were outputs of a multi-output op whose sibling, read by ops, stayed.
     pub freed_siblings: usize,
-    /// ... of which were under an async_eval nobody had waited on and still computing (how
-    /// many varies with timing: the check is whether the array's event has fired).
+    /// ... of which were passed to async_eval just before, nobody having waited on them,
+    pub freed_after_async: usize,
+    /// ... and of those, still computing (how many varies with timing: whether the array's
+    /// event has fired).
     pub freed_pending: usize,
     /// ... of which had been evaluated.
     pub freed_evaluated: usize,
