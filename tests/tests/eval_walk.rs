@@ -3,6 +3,10 @@
 //! (`mlx_tests::graphs`) evaluated in this process agree bit for bit with the same graphs
 //! evaluated by `graph-eval` built against stock MLX, in another process.
 //!
+//! `random_graphs_match_stock_bit_for_bit` runs 200 graphs (the short mode), or
+//! `MLX_FUZZ_CASES` (the long mode), in batches, each batch evaluated here while the stock
+//! helper evaluates it; with `--nocapture` it prints what the run covered.
+//!
 //! The stock helper: see `stock_helper/mod.rs`.
 
 mod stock_helper;
@@ -175,7 +179,7 @@ fn the_fixed_seeds_cover_what_the_walk_and_the_cache_handle() {
         count("shared arrays whose consumers are evaluated apart", s.shared_outputs);
         count("graphs evaluated a group of outputs at a time", usize::from(s.staggered_groups > 1));
         count(
-            "chains of 1,000 ops in one eval",
+            "chains of 1,000 ops between two evals",
             usize::from(s.kind == Kind::Chain && s.most_ops_between_evals >= 1000),
         );
         count(
@@ -286,7 +290,7 @@ fn summary(stats: &[Stats], took: std::time::Duration) -> String {
     let sum = |f: fn(&Stats) -> usize| stats.iter().map(f).sum::<usize>();
     format!(
         "fuzz: {} graphs bit-identical to stock in {:.1} s ({}); arrays per graph min {} median \
-         {} max {}, {} in all (large graphs: median {}); at most {} ops in one eval; {} partial evals ({} async), {} re-evals, {} extended, {} \
+         {} max {}, {} in all (large graphs: median {}); at most {} ops between two evals; {} partial evals ({} async), {} re-evals, {} extended, {} \
          values read; freed {} ({} read by later ops, {} siblings, {} after their async_eval, {} of them still computing, {} evaluated), \
          {} purges; {} graphs evaluated in groups",
         stats.len(),
