@@ -3,22 +3,32 @@
 //! (`mlx_tests::graphs`) evaluated in this process agree bit for bit with the same graphs
 //! evaluated by `graph-eval` built against stock MLX, in another process.
 //!
+//! `random_graphs_match_stock_bit_for_bit` runs 200 graphs (the short mode), or
+//! `MLX_FUZZ_CASES` (the long mode), in batches, each batch evaluated here while the stock
+//! helper evaluates it; with `--nocapture` it prints what the run covered.
+//!
 //! The stock helper: see `stock_helper/mod.rs`.
 
 mod stock_helper;
 
-use mlx_tests::graphs::{self, Output};
-use proptest::prelude::*;
+use mlx_tests::graphs::{self, Kind, Output, Stats};
 use std::collections::HashMap;
-use std::process::Command;
+use std::process::{Child, Command, Stdio};
 use stock_helper::stock_helper;
 
-/// Outputs of each seed as evaluated by the stock helper, and the patches it reports.
-fn stock_outputs(seeds: &[u64]) -> (String, HashMap<u64, Result<Vec<Output>, String>>) {
-    let out = Command::new(stock_helper())
+/// The stock helper evaluating `seeds`, started now so that it runs beside this process.
+fn spawn_stock(seeds: &[u64]) -> Child {
+    Command::new(stock_helper())
         .args(seeds.iter().map(u64::to_string))
-        .output()
-        .expect("running the stock graph-eval");
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running the stock graph-eval")
+}
+
+/// Outputs of each seed as evaluated by the stock helper, and the patches it reports.
+fn stock_outputs(child: Child) -> (String, HashMap<u64, Result<Vec<Output>, String>>) {
+    let out = child.wait_with_output().expect("running the stock graph-eval");
     assert!(
         out.status.success(),
         "stock graph-eval failed:\n{}",
@@ -85,20 +95,38 @@ fn first_difference(ours: &[Output], stock: &[Output]) -> Option<String> {
     None
 }
 
-fn check_against_stock(seeds: &[u64]) -> Result<(), String> {
-    let (stock_patches, stock) = stock_outputs(seeds);
+/// How to rerun one graph alone, patched against stock.
+fn replay(seed: u64) -> String {
+    format!(
+        "replay: MLX_FUZZ_SEED={seed} MLX_FUZZ_CASES=1 cargo test -p mlx-tests --test eval_walk \
+         random_graphs -- --nocapture"
+    )
+}
+
+/// Evaluates `seeds` with `ours` here and with the stock helper, at once; Err names the first
+/// seed whose outputs differ and how to replay it. Returns each graph's stats.
+fn check_against_stock(
+    seeds: &[u64],
+    ours: impl Fn(u64) -> mlx::Result<(Vec<Output>, Stats)>,
+) -> Result<Vec<Stats>, String> {
+    let stock = spawn_stock(seeds);
+    let ours: Vec<_> = seeds.iter().map(|&seed| (seed, ours(seed))).collect();
+    let (stock_patches, stock) = stock_outputs(stock);
     if !stock_patches.is_empty() {
         return Err(format!("the stock helper reports patches {stock_patches:?}"));
     }
-    for &seed in seeds {
-        let ours = graphs::evaluate(seed)
-            .map_err(|e| format!("seed {seed}: evaluation failed here: {e}"))?;
-        let theirs = stock[&seed].clone().map_err(|e| format!("seed {seed}: {e}"))?;
+    let mut stats = Vec::with_capacity(seeds.len());
+    for (seed, result) in ours {
+        let (ours, graph) = result
+            .map_err(|e| format!("seed {seed}: evaluation failed here: {e}; {}", replay(seed)))?;
+        let theirs =
+            stock[&seed].clone().map_err(|e| format!("seed {seed}: {e}; {}", replay(seed)))?;
         if let Some(what) = first_difference(&ours, &theirs) {
-            return Err(format!("seed {seed}: {what}"));
+            return Err(format!("seed {seed} ({:?} graph): {what}; {}", graph.kind, replay(seed)));
         }
+        stats.push(graph);
     }
-    Ok(())
+    Ok(stats)
 }
 
 #[test]
@@ -119,38 +147,63 @@ fn graphs_evaluate_alike_twice_in_one_process() {
 
 #[test]
 fn the_fixed_seeds_cover_what_the_walk_and_the_cache_handle() {
-    let (mut two_streams, mut repeated_gathers, mut wide_fan_in, mut siblings) = (0, 0, 0, 0);
-    let (mut partial, mut partial_async, mut empty, mut non_finite) = (0, 0, 0, 0);
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut count = |what, n: usize| match counts.iter_mut().find(|(w, _)| *w == what) {
+        Some((_, total)) => *total += n,
+        None => counts.push((what, n)),
+    };
     for seed in FIXED_SEEDS {
-        let (outputs, stats) = graphs::evaluate_with_stats(seed).unwrap();
-        assert!(stats.ops >= 10, "seed {seed}: {stats:?}");
-        two_streams += usize::from(stats.streams == 2);
-        repeated_gathers += usize::from(stats.gathers >= 2);
-        wide_fan_in += usize::from(stats.widest_fan_in > 20);
-        siblings += usize::from(stats.multi_output > 0);
-        partial += usize::from(stats.partial_evals > 0);
-        partial_async += usize::from(stats.partial_async_evals > 0);
-        empty += outputs.iter().filter(|o| o.bytes.is_empty()).count();
-        non_finite += outputs
-            .iter()
-            .filter(|o| o.dtype == mlx::Dtype::Float32)
-            .flat_map(|o| {
-                o.bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
-            })
-            .filter(|x| !x.is_finite())
-            .count();
+        let (outputs, s) = graphs::evaluate_with_stats(seed).unwrap();
+        assert!(s.ops >= 10, "seed {seed}: {s:?}");
+        let large = s.kind != Kind::Small;
+        count("graphs on two streams", usize::from(s.streams == 2));
+        count("graphs with repeated gathers", usize::from(s.gathers >= 2));
+        count(
+            "graphs with a fan-in wider than the BFS width limit",
+            usize::from(s.widest_fan_in > 20),
+        );
+        count("graphs with an array read by 20 ops", usize::from(s.widest_fan_out >= 20));
+        count("graphs with multi-output ops", usize::from(s.multi_output > 0));
+        count("graphs with partial evals", usize::from(s.partial_evals > 0));
+        count("graphs with partial async evals", usize::from(s.partial_async_evals > 0));
+        count("partial evals after a free", s.evals_after_free);
+        count("evals of evaluated arrays", s.re_evals);
+        count("evaluated subgraphs extended and evaluated", s.extended_evals);
+        count("intermediate values read", s.snapshots);
+        count("freed arrays read by later ops", s.freed_used);
+        count("freed siblings of a multi-output op", s.freed_siblings);
+        // Timing decides how many are still computing (freed_pending, in the summary).
+        count("arrays freed right after their async_eval", s.freed_after_async);
+        count("freed evaluated arrays", s.freed_evaluated);
+        count("purges of the pool", s.purges);
+        count("shared arrays whose consumers are evaluated apart", s.shared_outputs);
+        count("graphs evaluated a group of outputs at a time", usize::from(s.staggered_groups > 1));
+        count(
+            "chains of 1,000 ops between two evals",
+            usize::from(s.kind == Kind::Chain && s.most_ops_between_evals >= 1000),
+        );
+        count(
+            "wide graphs with a 1,000-wide fan-in",
+            usize::from(large && s.widest_fan_in >= 1000),
+        );
+        count("large graphs with partial evals", usize::from(large && s.partial_evals > 0));
+        count("large graphs with frees", usize::from(large && s.freed > 0));
+        count("empty outputs", outputs.iter().filter(|o| o.bytes.is_empty()).count());
+        count(
+            "non-finite f32 output elements",
+            outputs
+                .iter()
+                .filter(|o| o.dtype == mlx::Dtype::Float32)
+                .flat_map(|o| {
+                    o.bytes.chunks_exact(4).map(|c| f32::from_ne_bytes(c.try_into().unwrap()))
+                })
+                .filter(|x| !x.is_finite())
+                .count(),
+        );
     }
-    for (what, count) in [
-        ("graphs on two streams", two_streams),
-        ("graphs with repeated gathers", repeated_gathers),
-        ("graphs with a fan-in wider than the BFS width limit", wide_fan_in),
-        ("graphs with multi-output ops", siblings),
-        ("graphs with partial evals", partial),
-        ("graphs with partial async evals", partial_async),
-        ("empty outputs", empty),
-        ("non-finite f32 output elements", non_finite),
-    ] {
-        assert!(count > 0, "no {what} among the fixed seeds");
+    eprintln!("{counts:?}");
+    for (what, n) in counts {
+        assert!(n > 0, "no {what} among the fixed seeds");
     }
 }
 
@@ -176,14 +229,91 @@ const FIXED_SEEDS: std::ops::Range<u64> = 0..48;
 #[test]
 fn fixed_seeds_match_stock_bit_for_bit() {
     let seeds: Vec<u64> = FIXED_SEEDS.collect();
-    check_against_stock(&seeds).unwrap();
+    check_against_stock(&seeds, graphs::evaluate_with_stats).unwrap();
 }
 
-proptest! {
-    #![proptest_config(mlx_tests::fuzz::config(16))]
-
-    #[test]
-    fn random_seeds_match_stock_bit_for_bit(seeds in prop::collection::vec(any::<u64>(), 1..24)) {
-        check_against_stock(&seeds).map_err(TestCaseError::fail)?;
+#[test]
+fn a_flipped_bit_in_a_large_freed_graph_fails_against_stock_naming_its_seed() {
+    // Seed 6: a chain of thousands of ops with frees and a value read mid-graph (output 0).
+    let (outputs, stats) = graphs::evaluate_with_stats(6).unwrap();
+    assert!(stats.kind == Kind::Chain && stats.ops >= 1000, "{stats:?}");
+    assert!(stats.freed_used > 0 && stats.snapshots > 0, "{stats:?}");
+    let last = outputs.iter().rposition(|o| !o.bytes.is_empty()).expect("a non-empty output");
+    for output in [0, last] {
+        let flipped = |seed| {
+            let (mut outputs, stats) = graphs::evaluate_with_stats(seed)?;
+            if seed == 6 {
+                let bytes = &mut outputs[output].bytes;
+                let middle = bytes.len() / 2;
+                bytes[middle] ^= 1;
+            }
+            Ok((outputs, stats))
+        };
+        let error = check_against_stock(&[5, 6, 7], flipped).unwrap_err();
+        assert!(error.starts_with(&format!("seed 6 (Chain graph): output {output} ")), "{error}");
+        assert!(error.contains("MLX_FUZZ_SEED=6 MLX_FUZZ_CASES=1"), "{error}");
+        eprintln!("caught: {error}");
     }
+}
+
+/// Graphs per stock process (and per batch evaluated here meanwhile).
+const BATCH: usize = 100;
+
+/// Random graphs of the short mode (CI); `MLX_FUZZ_CASES` for the long mode.
+const SHORT_GRAPHS: u64 = 200;
+
+#[test]
+fn random_graphs_match_stock_bit_for_bit() {
+    let plan = mlx_tests::fuzz::plan(SHORT_GRAPHS);
+    let start = std::time::Instant::now();
+    let seeds: Vec<u64> = (0..plan.cases).map(|i| plan.seed.wrapping_add(i)).collect();
+    let mut stats = Vec::with_capacity(seeds.len());
+    for (i, batch) in seeds.chunks(BATCH).enumerate() {
+        stats.extend(check_against_stock(batch, graphs::evaluate_with_stats).unwrap());
+        if (i + 1) % 10 == 0 {
+            eprintln!("fuzz: {} graphs match, {:.0} s", stats.len(), start.elapsed().as_secs_f64());
+        }
+    }
+    eprintln!("{}", summary(&stats, start.elapsed()));
+}
+
+/// What a run covered, in one paragraph (shown with --nocapture).
+fn summary(stats: &[Stats], took: std::time::Duration) -> String {
+    let mut arrays: Vec<usize> = stats.iter().map(|s| s.arrays).collect();
+    arrays.sort_unstable();
+    let deepest = stats.iter().map(|s| s.most_ops_between_evals).max().unwrap_or(0);
+    let mut large: Vec<usize> =
+        stats.iter().filter(|s| s.kind != Kind::Small).map(|s| s.arrays).collect();
+    large.sort_unstable();
+    let kinds = [Kind::Small, Kind::Chain, Kind::Wide]
+        .map(|k| format!("{k:?} {}", stats.iter().filter(|s| s.kind == k).count()));
+    let sum = |f: fn(&Stats) -> usize| stats.iter().map(f).sum::<usize>();
+    format!(
+        "fuzz: {} graphs bit-identical to stock in {:.1} s ({}); arrays per graph min {} median \
+         {} max {}, {} in all (large graphs: median {}); at most {} ops between two evals; {} partial evals ({} async), {} re-evals, {} extended, {} \
+         values read; freed {} ({} read by later ops, {} siblings, {} after their async_eval, {} of them still computing, {} evaluated), \
+         {} purges; {} graphs evaluated in groups",
+        stats.len(),
+        took.as_secs_f64(),
+        kinds.join(", "),
+        arrays.first().unwrap_or(&0),
+        arrays.get(arrays.len() / 2).unwrap_or(&0),
+        arrays.last().unwrap_or(&0),
+        arrays.iter().sum::<usize>(),
+        large.get(large.len() / 2).unwrap_or(&0),
+        deepest,
+        sum(|s| s.partial_evals),
+        sum(|s| s.partial_async_evals),
+        sum(|s| s.re_evals),
+        sum(|s| s.extended_evals),
+        sum(|s| s.snapshots),
+        sum(|s| s.freed),
+        sum(|s| s.freed_used),
+        sum(|s| s.freed_siblings),
+        sum(|s| s.freed_after_async),
+        sum(|s| s.freed_pending),
+        sum(|s| s.freed_evaluated),
+        sum(|s| s.purges),
+        stats.iter().filter(|s| s.staggered_groups > 1).count(),
+    )
 }
