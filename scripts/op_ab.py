@@ -11,28 +11,43 @@ carries a digest of the output bits: the two arms must agree at every point, or 
 the median of the per-pair ratios with a seeded 95% bootstrap interval, and an exact sign test.
 
 usage: op_ab.py --a DIR --b DIR [--sweep gather_qmm|sdpa|softmax|all] [--only TEXT] [--pairs N] [--budget S]
-                [--a-ptx-cache DIR] [--b-ptx-cache DIR] [--json F] [--md F]
+                [--gather-shape E:H:W] [--rows R,...] [--a-ptx-cache DIR] [--b-ptx-cache DIR] [--json F] [--md F]
+Stopped by SIGTERM or SIGINT (a time limit), it reports the points it finished, as a budget
+stop does, and exits 3.
 Standard library only: it runs on the GPU machine's python3 and on any CPU machine.
 """
-import argparse, json, math, os, random, subprocess, sys, time
+import argparse, json, math, os, random, signal, subprocess, sys, time
+
+
+class Stopped(Exception):
+    pass
+
+
+def stop_on_signal(number, _frame):
+    raise Stopped(signal.Signals(number).name)
 
 # The fp modes first: only they take the sorted-rhs kernel whose tile the patch changes on CUDA;
 # affine takes qmm_sm80 in both builds (a control).
 MODES = ["mxfp4", "nvfp4", "mxfp8", "affine4"]
 ROWS_PER_EXPERT = [1, 2, 4, 8, 16, 32, 64, 128, 256]
-# Sorted-rhs gather_qmm: 128 experts, hidden 2048, expert width 768 (Qwen3-30B-A3B).
-EXPERTS, HIDDEN, WIDTH = 128, 2048, 768
+# Sorted-rhs gather_qmm: experts, hidden size, expert width (default: Qwen3-30B-A3B's).
+QWEN3_30B_A3B = (128, 2048, 768)
 
 
-def gather_points(modes):
+def gather_points(modes, shape=QWEN3_30B_A3B, rows=ROWS_PER_EXPERT):
+    experts, hidden, width = shape
     for mode in modes:
         for proj in ["up", "down"]:
-            for r in ROWS_PER_EXPERT:
+            for r in rows:
                 # Enough calls per graph that one timing spans milliseconds, not launch latency.
                 calls = max(1, 32 // r)
-                flops = 2 * EXPERTS * r * HIDDEN * WIDTH
-                yield {"op": "gather_qmm", "mode": mode, "proj": proj, "rows_per_expert": r,
-                       "args": f"gather_qmm {mode} {proj} {r}", "calls": calls, "flops": flops}
+                flops = 2 * experts * r * hidden * width
+                point = {"op": "gather_qmm", "mode": mode, "proj": proj, "rows_per_expert": r,
+                         "args": f"gather_qmm {mode} {proj} {r} {experts} {hidden} {width}",
+                         "calls": calls, "flops": flops}
+                if shape != QWEN3_30B_A3B:
+                    point["shape"] = list(shape)
+                yield point
 
 
 def sdpa_points():
@@ -87,7 +102,10 @@ class Worker:
             raise RuntimeError(f"worker {self.name}: {' '.join(reply[1:])} (request: {line})")
         return float(reply[1]), int(reply[2]), reply[3]
 
-    def close(self):
+    def close(self, kill=False):
+        """Asks the worker to quit; `kill`: stopped mid-request, it would not read that."""
+        if kill:
+            self.proc.kill()
         try:
             self.proc.stdin.write("quit\n")
             self.proc.stdin.close()
@@ -147,13 +165,15 @@ def measure(point, a, b, pairs, reps):
 
 def label(r):
     if r["op"] == "gather_qmm":
-        return f"gather_qmm {r['mode']} {r['proj']} r={r['rows_per_expert']}"
+        shape = " E={} H={} W={}".format(*r["shape"]) if "shape" in r else ""
+        return f"gather_qmm {r['mode']} {r['proj']} r={r['rows_per_expert']}{shape}"
     return f"{r['op']} {r['dtype']} H={r['heads']} q={r['q_len']} kv={r['kv_len']}"
 
 
 def markdown(results, meta):
     lines = [f"A: `{meta['a']}`  B: `{meta['b']}`  pairs: {meta['pairs']}, reps per request: "
-             f"{meta['reps']}, points: {meta['points_run']} of {meta['points_planned']}. Ratio = A time / B time (above 1: B faster), median of pairs "
+             f"{meta['reps']}, points: {meta['points_run']} of {meta['points_planned']}"
+             f"{' (stopped by ' + meta['stopped_by'] + ')' if 'stopped_by' in meta else ''}. Ratio = A time / B time (above 1: B faster), median of pairs "
              "[95% bootstrap]; identical: output bits equal in every reply of both arms.", "",
              "| point | A ms/call | B ms/call | A/B | 95% CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |",
              "|---|---:|---:|---:|---|---|---:|---:|---|"]
@@ -180,12 +200,18 @@ def main():
     ap.add_argument("--only", help="run just the points whose label contains this text")
     ap.add_argument("--softmax-shapes", help="softmax sweep shapes HEADS:Q_LEN:KV_LEN,... (a "
                     "smaller sweep for slow machines)")
+    ap.add_argument("--gather-shape", default=":".join(map(str, QWEN3_30B_A3B)),
+                    help="gather_qmm sweep EXPERTS:HIDDEN:WIDTH (default Qwen3-30B-A3B's)")
+    ap.add_argument("--rows", default=",".join(map(str, ROWS_PER_EXPERT)),
+                    help="gather_qmm sweep rows per expert, comma separated")
     ap.add_argument("--json")
     ap.add_argument("--md")
     args = ap.parse_args()
     points = []
     if args.sweep in ("gather_qmm", "all"):
-        points += list(gather_points(args.modes.split(",")))
+        shape = tuple(int(v) for v in args.gather_shape.split(":"))
+        rows = [int(v) for v in args.rows.split(",")]
+        points += list(gather_points(args.modes.split(","), shape, rows))
     if args.sweep in ("sdpa", "all"):
         points += list(sdpa_points())
     if args.sweep in ("softmax", "all"):
@@ -198,6 +224,9 @@ def main():
     a, b = Worker("a", args.a, args.a_ptx_cache), Worker("b", args.b, args.b_ptx_cache)
     results = []
     began = time.time()
+    stopped = None
+    signal.signal(signal.SIGTERM, stop_on_signal)
+    signal.signal(signal.SIGINT, stop_on_signal)
     try:
         for point in points:
             if args.budget and time.time() - began > args.budget:
@@ -210,15 +239,22 @@ def main():
             print(f"{label(r)}: A {r['a_seconds'] * 1e3:.4f} ms, B {r['b_seconds'] * 1e3:.4f} ms, "
                   f"A/B {r['ratio']:.3f} [{r['ci'][0]:.3f}, {r['ci'][1]:.3f}] "
                   f"identical={r['identical']} ({time.time() - start:.1f}s)", flush=True)
+    except Stopped as e:
+        # A time limit, not a failure: the finished points are measured; the one cut off is not.
+        stopped = str(e)
+        print(f"op_ab: stopped by {stopped}; reporting the {len(results)} finished points", flush=True)
     except RuntimeError as e:
         print(f"op_ab: {e}", file=sys.stderr)
         sys.exit(2)  # no report from a failed run
     finally:
-        a.close()
-        b.close()
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        a.close(kill=stopped is not None)
+        b.close(kill=stopped is not None)
     meta = {"a": args.a, "b": args.b, "pairs": args.pairs, "reps": args.reps,
             "points_planned": len(points), "points_run": len(results),
             "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")}
+    if stopped:
+        meta["stopped_by"] = stopped
     md = markdown(results, meta)
     print(md)
     if args.json:
@@ -227,7 +263,9 @@ def main():
     if args.md:
         with open(args.md, "w") as f:
             f.write(md)
-    sys.exit(0 if all(r["identical"] for r in results) else 1)
+    if not all(r["identical"] for r in results):
+        sys.exit(1)
+    sys.exit(3 if stopped else 0)
 
 
 if __name__ == "__main__":

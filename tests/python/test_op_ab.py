@@ -1,6 +1,6 @@
 """scripts/op_ab.py's verdicts, with stand-in workers (shell scripts speaking op-bench's
 protocol): identical digests pass, one differing digest fails the run, a worker error leaves
-no report. Run by scripts/test-all: python3 -m unittest discover -s tests/python."""
+no report, a run stopped by SIGTERM reports the points it finished. Run by scripts/test-all: python3 -m unittest discover -s tests/python."""
 import json, os, subprocess, sys, tempfile, unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -56,6 +56,41 @@ class OpAbVerdicts(unittest.TestCase):
         self.assertEqual(rc, 2)
         self.assertIn("out of memory", err)
         self.assertIsNone(report)
+
+    def test_sigterm_reports_the_finished_points_and_exits_3(self):
+        with tempfile.TemporaryDirectory() as d:
+            # Every arm answers the first point's requests (warm-up + 2 pairs), then hangs.
+            hang = "ok 1.0e-3 100 00000000deadbeef"
+            arms = []
+            for name in "ab":
+                arm = fake_arm(d, name, hang)
+                exe = os.path.join(arm, "bin", "op-bench")
+                with open(exe, "w") as f:
+                    f.write("#!/bin/sh\nn=0\nwhile read -r line; do\n"
+                            "  [ \"$line\" = quit ] && exit 0\n  n=$((n + 1))\n"
+                            f"  [ $n -gt 3 ] && sleep 600\n  printf '{hang}\\n'\ndone\n")
+                arms.append(arm)
+            out = os.path.join(d, "r.json")
+            p = subprocess.Popen([sys.executable, OP_AB, "--a", arms[0], "--b", arms[1],
+                                  "--sweep", "sdpa", "--only", "float32 H=8", "--pairs", "2",
+                                  "--json", out], stdout=subprocess.PIPE, text=True)
+            first = p.stdout.readline()  # the first point's line: the second is now hanging
+            self.assertIn("q=2048", first)
+            p.terminate()
+            rest, _ = p.communicate(timeout=60)
+            self.assertEqual(p.returncode, 3, rest)
+            with open(out) as f:
+                report = json.load(f)
+            self.assertEqual(report["meta"]["stopped_by"], "SIGTERM")
+            self.assertEqual(len(report["results"]), 1)
+            self.assertIn("points: 1 of 4 (stopped by SIGTERM)", rest)
+
+    def test_gather_shape_goes_into_the_request_and_the_label(self):
+        point = next(op_ab.gather_points(["affine4"], (32, 512, 512), [4]))
+        self.assertEqual(point["args"], "gather_qmm affine4 up 4 32 512 512")
+        self.assertEqual(op_ab.label(point), "gather_qmm affine4 up r=4 E=32 H=512 W=512")
+        default = next(op_ab.gather_points(["affine4"]))
+        self.assertEqual(op_ab.label(default), "gather_qmm affine4 up r=1")
 
     def test_sign_test_is_exact(self):
         self.assertEqual(op_ab.sign_test([1.1] * 6), (6, 0, 2 / 64))

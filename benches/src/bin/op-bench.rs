@@ -4,10 +4,11 @@
 //! output bits, so the driver checks the arms agree bit for bit at every point it times.
 //!
 //! Requests, one per line on stdin (replies, one line each on stdout):
-//!   gather_qmm MODE PROJ ROWS_PER_EXPERT CALLS REPS
-//!       sorted-rhs gather_qmm with Qwen3-30B-A3B expert shapes (128 experts, hidden 2048,
-//!       expert width 768): PROJ `up` is 2048 -> 768, `down` 768 -> 2048; MODE `affine4`
-//!       (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations; 128 * ROWS_PER_EXPERT rows.
+//!   gather_qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS
+//!       sorted-rhs gather_qmm, by default with Qwen3-30B-A3B expert shapes (128 experts,
+//!       hidden 2048, expert width 768): PROJ `up` is HIDDEN -> WIDTH, `down` WIDTH -> HIDDEN;
+//!       MODE `affine4` (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations;
+//!       EXPERTS * ROWS_PER_EXPERT rows.
 //!   sdpa DTYPE HEADS Q_LEN KV_LEN CALLS REPS
 //!       causal scaled_dot_product_attention, head dim 128, on `float32` / `float16` / `bfloat16`.
 //!   softmax DTYPE HEADS Q_LEN KV_LEN CALLS REPS
@@ -24,9 +25,8 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-const EXPERTS: i32 = 128;
-const HIDDEN: i32 = 2048;
-const EXPERT_WIDTH: i32 = 768;
+/// Qwen3-30B-A3B's experts: count, hidden size, expert width.
+const QWEN3_30B_A3B_EXPERTS: [usize; 3] = [128, 2048, 768];
 const HEAD_DIM: i32 = 128;
 
 fn params(mode: &str) -> std::result::Result<QuantParams, String> {
@@ -71,23 +71,34 @@ fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<S
     Ok(format!("ok {median:.9e} {} {digest:016x}", memory::peak_memory()))
 }
 
-/// Quantized expert weights, made once per (mode, projection).
-type Weights = HashMap<(String, String), (Quantized, QuantParams, i32)>;
+/// Quantized expert weights, made once per (mode, projection, shape).
+type Weights = HashMap<(String, String, [usize; 3]), (Quantized, QuantParams, i32)>;
 
 fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<String, String> {
-    let [mode, proj, rows, calls, reps] = args else {
-        return Err("gather_qmm wants MODE PROJ ROWS_PER_EXPERT CALLS REPS".into());
+    let (mode, proj, rows, shape, calls, reps) = match args {
+        [mode, proj, rows, calls, reps] => (mode, proj, rows, QWEN3_30B_A3B_EXPERTS, calls, reps),
+        [mode, proj, rows, experts, hidden, width, calls, reps] => {
+            let shape = [number(experts)?, number(hidden)?, number(width)?];
+            (mode, proj, rows, shape, calls, reps)
+        }
+        _ => {
+            return Err(
+                "gather_qmm wants MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS"
+                    .into(),
+            )
+        }
     };
     let (rows, calls, reps) = (number(rows)?, number(calls)?, number(reps)?);
+    let [experts, hidden, width] = shape.map(|v| v as i32);
     let (n, k) = match *proj {
-        "up" => (EXPERT_WIDTH, HIDDEN),
-        "down" => (HIDDEN, EXPERT_WIDTH),
+        "up" => (width, hidden),
+        "down" => (hidden, width),
         _ => return Err(format!("unknown projection {proj:?} (up, down)")),
     };
-    let key = (mode.to_string(), proj.to_string());
+    let key = (mode.to_string(), proj.to_string(), shape);
     if !weights.contains_key(&key) {
         let p = params(mode)?;
-        let w = normal(&[EXPERTS, n, k], Dtype::Bfloat16, 0.05, 11).map_err(err)?;
+        let w = normal(&[experts, n, k], Dtype::Bfloat16, 0.05, 11).map_err(err)?;
         let q = quantize(&w, p).map_err(err)?;
         let mut parts = vec![&q.weights, &q.scales];
         parts.extend(q.biases.as_ref());
@@ -95,7 +106,7 @@ fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<Stri
         weights.insert(key.clone(), (q, p, k));
     }
     let (q, p, k) = &weights[&key];
-    let m = EXPERTS * rows as i32;
+    let m = experts * rows as i32;
     let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
     let experts: Vec<u32> = (0..m as u32).map(|i| i / rows as u32).collect();
     let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
