@@ -9,6 +9,8 @@
 //! - With the `cuda` feature: `MLX_CUDA_ARCHITECTURES` (default: MLX detects this machine's GPU),
 //!   `MLX_CUDA_DEPS_DIR` (unpacked sources of MLX's CUDA dependencies, for offline builds),
 //!   `CUDA_HOME`, `CUDNN_ROOT`.
+//! - `MLX_SANITIZE`: `address,undefined` or `thread` instruments MLX and the shim (own cache
+//!   key); the Rust programs must link the runtime (`scripts/sanitize` sets RUSTFLAGS).
 
 mod cmake_build;
 mod cuda;
@@ -46,6 +48,7 @@ fn run() -> Fallible<()> {
         "MLX_CUDA_DEPS_DIR",
         "CUDA_HOME",
         "CUDNN_ROOT",
+        mlx_build::sanitize::ENV,
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -59,7 +62,10 @@ fn run() -> Fallible<()> {
         Some(_) => Some(cuda::locate()?),
         None => None,
     };
-    let options = cmake_build::options(toolkit.as_ref());
+    let options = cmake_build::options(toolkit.as_ref())?;
+    if let Some(sanitize) = &options.sanitize {
+        check_runtime_linked(sanitize)?;
+    }
     let cache = Cache::open()?;
     let source = source::locate(&manifest_dir, &cache)?;
     let selected = patches::select(&repo_root.join("patches"))?;
@@ -88,14 +94,42 @@ fn run() -> Fallible<()> {
     })?;
 
     write_build_info(&source, &selected, &build.key, &prefix, &options)?;
-    compile_bridge(&manifest_dir, &prefix.join("include"))?;
+    let mut sanitize_flags = options.sanitize.map(|s| s.compile_flags()).unwrap_or_default();
+    // cpp/shim_common.cc: the runtimes' defaults that make a finding fatal.
+    if options.sanitize.is_some_and(|s| s.undefined) {
+        sanitize_flags.push("-DMLX_SYS_UBSAN".into());
+    }
+    if options.sanitize.is_some_and(|s| s.thread) {
+        sanitize_flags.push("-DMLX_SYS_TSAN".into());
+    }
+    compile_bridge(&manifest_dir, &prefix.join("include"), &sanitize_flags)?;
     link_mlx(&prefix, options.shared_library())?;
     println!("cargo:root={}", prefix.display());
     println!("cargo:include={}", prefix.join("include").display());
     // Bridges of other crates (mlx-ext) include the shims' headers, and the safe crate reads
     // the op table (ops.def) there: DEP_MLX_SHIM_INCLUDE.
     println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
+    // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
+    println!("cargo:sanitize={}", options.sanitize.map(|s| s.list()).unwrap_or_default());
     Ok(())
+}
+
+/// A sanitized libmlx.a needs the sanitizer runtime in every program, which only the final
+/// link can add and a library's build script cannot give its dependents: without it in
+/// RUSTFLAGS the link fails on `__asan_*` symbols far from the cause. Say so here instead.
+fn check_runtime_linked(sanitize: &mlx_build::sanitize::Sanitize) -> Fallible<()> {
+    let rustflags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let wanted = sanitize.link_flags().join(" ");
+    if rustflags.split('\x1f').any(|f| f.ends_with(&wanted)) {
+        return Ok(());
+    }
+    Err(format!(
+        "{}={} needs the sanitizer runtime linked into every program: RUSTFLAGS=\"-C \
+         link-arg={wanted}\" with --target <host triple> (so build scripts stay \
+         uninstrumented). scripts/sanitize does this.",
+        mlx_build::sanitize::ENV,
+        sanitize.list()
+    ))
 }
 
 /// `src/build_info.rs` includes this: what was built, so programs can report it.
@@ -130,7 +164,10 @@ fn write_build_info(
          /// The GPU backend built beside the CPU one: `cpu` (none), `cuda` or `metal`.\n\
          pub const BACKEND: &str = {:?};\n\
          /// Whether programs link `libmlx.so` (found at run time) rather than `libmlx.a`.\n\
-         pub const SHARED: bool = {};\n",
+         pub const SHARED: bool = {};\n\
+         /// Sanitizers instrumenting this MLX and the shim (`MLX_SANITIZE`): `address,undefined`,\n\
+         /// `thread`, or empty.\n\
+         pub const SANITIZE: &str = {:?};\n",
         selected.series_ids(),
         selected.extra_names(),
         source.digest,
@@ -140,12 +177,13 @@ fn write_build_info(
         prefix.display().to_string(),
         backend,
         options.shared_library(),
+        options.sanitize.map(|s| s.list()).unwrap_or_default(),
     );
     fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
 }
 
 /// Compiles every bridge module in `src/ffi/` with every shim in `cpp/`.
-fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
+fn compile_bridge(manifest_dir: &Path, mlx_include: &Path, extra_flags: &[String]) -> Fallible<()> {
     // Relative paths (the build script runs in the manifest dir): cxx places each generated
     // header at `mlx-sys/<path>.h`, which the shims include.
     let bridges = sorted_files(Path::new("src/ffi"), "rs")?;
@@ -155,14 +193,18 @@ fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
     if bridges.is_empty() {
         return Ok(());
     }
-    cxx_build::bridges(&bridges)
+    let mut build = cxx_build::bridges(&bridges);
+    build
         .files(&shims)
         .include(mlx_include)
         .include(manifest_dir.join("cpp"))
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
-        .opt_level(2)
-        .compile("mlx_sys_bridge");
+        .opt_level(2);
+    for flag in extra_flags {
+        build.flag(flag);
+    }
+    build.compile("mlx_sys_bridge");
     Ok(())
 }
 
