@@ -60,7 +60,15 @@ impl Sanitize {
         vec![format!("-fsanitize={}", self.list()), "-fno-omit-frame-pointer".into(), "-g1".into()]
     }
 
-    /// Flags for linking a program or shared library that holds instrumented code.
+    /// The runtime libraries a program holding instrumented code links, ASan's first (it must
+    /// precede every other library that defines what it intercepts).
+    pub fn runtime_libs(&self) -> Vec<&'static str> {
+        let libs = [(self.address, "asan"), (self.undefined, "ubsan"), (self.thread, "tsan")];
+        libs.iter().filter(|(on, _)| *on).map(|(_, l)| *l).collect()
+    }
+
+    /// Flags for linking, by the compiler driver, a program or shared library that holds
+    /// instrumented code (MLX's C++ suite, a shared libmlx).
     pub fn link_flags(&self) -> Vec<String> {
         vec![format!("-fsanitize={}", self.list())]
     }
@@ -78,6 +86,7 @@ mod tests {
         assert_eq!(Sanitize::parse("").unwrap(), None);
         assert!(Sanitize::parse("memory").unwrap_err().contains("memory"));
         assert!(Sanitize::parse("address,thread").is_err());
+        assert_eq!(asan_ubsan.runtime_libs(), ["asan", "ubsan"]);
         assert!(asan_ubsan.compile_flags().contains(&"-fsanitize=address,undefined".to_string()));
     }
 }

@@ -10,7 +10,7 @@
 //!   `MLX_CUDA_DEPS_DIR` (unpacked sources of MLX's CUDA dependencies, for offline builds),
 //!   `CUDA_HOME`, `CUDNN_ROOT`.
 //! - `MLX_SANITIZE`: `address,undefined` or `thread` instruments MLX and the shim (own cache
-//!   key); the Rust programs must link the runtime (`scripts/sanitize` sets RUSTFLAGS).
+//!   key) and links the sanitizers' runtimes into every program (`scripts/sanitize`).
 
 mod cmake_build;
 mod cuda;
@@ -63,9 +63,6 @@ fn run() -> Fallible<()> {
         None => None,
     };
     let options = cmake_build::options(toolkit.as_ref())?;
-    if let Some(sanitize) = &options.sanitize {
-        check_runtime_linked(sanitize)?;
-    }
     let cache = Cache::open()?;
     let source = source::locate(&manifest_dir, &cache)?;
     let selected = patches::select(&repo_root.join("patches"))?;
@@ -102,6 +99,10 @@ fn run() -> Fallible<()> {
     if options.sanitize.is_some_and(|s| s.thread) {
         sanitize_flags.push("-DMLX_SYS_TSAN".into());
     }
+    // Before any other library (the bridge's own, libmlx's).
+    if let Some(sanitize) = &options.sanitize {
+        link_runtime(sanitize);
+    }
     compile_bridge(&manifest_dir, &prefix.join("include"), &sanitize_flags)?;
     link_mlx(&prefix, options.shared_library())?;
     println!("cargo:root={}", prefix.display());
@@ -112,24 +113,6 @@ fn run() -> Fallible<()> {
     // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
     println!("cargo:sanitize={}", options.sanitize.map(|s| s.list()).unwrap_or_default());
     Ok(())
-}
-
-/// A sanitized libmlx.a needs the sanitizer runtime in every program, which only the final
-/// link can add and a library's build script cannot give its dependents: without it in
-/// RUSTFLAGS the link fails on `__asan_*` symbols far from the cause. Say so here instead.
-fn check_runtime_linked(sanitize: &mlx_build::sanitize::Sanitize) -> Fallible<()> {
-    let rustflags = env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
-    let wanted = sanitize.link_flags().join(" ");
-    if rustflags.split('\x1f').any(|f| f.ends_with(&wanted)) {
-        return Ok(());
-    }
-    Err(format!(
-        "{}={} needs the sanitizer runtime linked into every program: RUSTFLAGS=\"-C \
-         link-arg={wanted}\" with --target <host triple> (so build scripts stay \
-         uninstrumented). scripts/sanitize does this.",
-        mlx_build::sanitize::ENV,
-        sanitize.list()
-    ))
 }
 
 /// `src/build_info.rs` includes this: what was built, so programs can report it.
@@ -206,6 +189,18 @@ fn compile_bridge(manifest_dir: &Path, mlx_include: &Path, extra_flags: &[String
     }
     build.compile("mlx_sys_bridge");
     Ok(())
+}
+
+/// Sanitized C++ needs the sanitizers' runtimes in every program that links it. rustc links
+/// with `-nodefaultlibs`, under which the compiler driver adds no runtime for `-fsanitize=`,
+/// and a library's build script cannot give its dependents link arguments, but it can give
+/// them libraries: printed first, they are the first libraries the programs need, which ASan
+/// requires (its interceptors must come before libc's). Build scripts, which link no mlx-sys,
+/// stay uninstrumented.
+fn link_runtime(sanitize: &mlx_build::sanitize::Sanitize) {
+    for lib in sanitize.runtime_libs() {
+        println!("cargo:rustc-link-lib=dylib={lib}");
+    }
 }
 
 fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {
