@@ -14,7 +14,9 @@ volatile std::int32_t past_the_end = 4;
 } // namespace
 
 std::int32_t probe_heap_overflow() {
-  auto* values = new std::int32_t[4]{1, 2, 3, 4};
+  // A size the compiler cannot see either: else UBSan's object-size check, which knows the
+  // size of `new int[4]`, stops the program before ASan looks.
+  auto* values = new std::int32_t[past_the_end]{1, 2, 3, 4};
   std::int32_t v = values[past_the_end];
   delete[] values;
   return v;
