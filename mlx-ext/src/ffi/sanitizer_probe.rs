@@ -2,6 +2,9 @@
 //! (`MLX_SANITIZE`) is instrumented, in our C++ and in libmlx, and stops on a finding. Each is
 //! undefined behaviour: only for that test, in a child process, in a sanitized build.
 
+// Every function here is undefined behaviour by design, so there is no safe way to call one
+// (only a sanitized build's child process does, tests/tests/sanitizers.rs): no Safety sections.
+#[allow(clippy::missing_safety_doc)]
 #[cxx::bridge(namespace = "mlx_ext")]
 pub mod ffi {
     unsafe extern "C++" {
