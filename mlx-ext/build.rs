@@ -1,4 +1,5 @@
-//! Compiles this crate's C++ against the MLX build of `mlx-sys` (its `DEP_MLX_INCLUDE`).
+//! Compiles this crate's C++ against the MLX build of `mlx-sys` (its `DEP_MLX_INCLUDE`), with
+//! the sanitizers of that build (`DEP_MLX_SANITIZE`).
 //! Sources named after a patch id (`cpp/fused_causal_softmax.cc` with bridge
 //! `src/fused_causal_softmax.rs`) bind what only that patch adds, so they are compiled only when
 //! its feature is on; every other `cpp/*.cc` / `src/ffi/*.rs` pair is always compiled.
@@ -31,15 +32,23 @@ fn main() {
     if bridges.is_empty() {
         return;
     }
-    cxx_build::bridges(&bridges)
+    let mut build = cxx_build::bridges(&bridges);
+    build
         .files(&shims)
         .include(&include)
         .include("cpp")
         .include(&shim_include)
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
-        .opt_level(2)
-        .compile("mlx_ext_bridge");
+        .opt_level(2);
+    // The sanitizers mlx-sys built MLX with (MLX_SANITIZE) instrument this C++ too.
+    let sanitize = std::env::var("DEP_MLX_SANITIZE").unwrap_or_default();
+    if let Some(set) = mlx_build::sanitize::Sanitize::parse(&sanitize).expect("mlx-sys's list") {
+        for flag in set.compile_flags() {
+            build.flag(&flag);
+        }
+    }
+    build.compile("mlx_ext_bridge");
 }
 
 fn is_patch_file(path: &Path) -> bool {

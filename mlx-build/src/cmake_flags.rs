@@ -2,6 +2,8 @@
 //! the cmake crate) and, through the `mlx-build` binary, by the GPU scripts. Machine-specific
 //! paths (offline dependency sources, cuDNN) are added by the caller.
 
+use crate::sanitize::Sanitize;
+
 /// Which backend MLX is built with, beside its CPU backend.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Backend {
@@ -25,6 +27,9 @@ pub struct BuildOptions {
     pub cpp_suite: bool,
     /// FetchContent may download what no `FETCHCONTENT_SOURCE_DIR_*` provides.
     pub fetch_online: bool,
+    /// Sanitizers instrumenting MLX (`MLX_SANITIZE`); `None` leaves the flags, and the key, of
+    /// a normal build.
+    pub sanitize: Option<Sanitize>,
 }
 
 impl BuildOptions {
@@ -63,6 +68,14 @@ pub fn definitions(options: &BuildOptions) -> Vec<(String, String)> {
         // The installed libmlx.so keeps the paths of the CUDA / BLAS libraries it linked.
         defs.push(("CMAKE_INSTALL_RPATH_USE_LINK_PATH", on(true)));
     }
+    if let Some(sanitize) = &options.sanitize {
+        let (compile, link) = (sanitize.compile_flags().join(" "), sanitize.link_flags().join(" "));
+        defs.push(("CMAKE_C_FLAGS", compile.clone()));
+        defs.push(("CMAKE_CXX_FLAGS", compile));
+        // MLX's C++ suite is an executable; a shared libmlx links the runtime too.
+        defs.push(("CMAKE_EXE_LINKER_FLAGS", link.clone()));
+        defs.push(("CMAKE_SHARED_LINKER_FLAGS", link));
+    }
     defs.into_iter().map(|(k, v)| (k.to_string(), v)).collect()
 }
 
@@ -81,6 +94,7 @@ mod tests {
             shared: false,
             cpp_suite: false,
             fetch_online: false,
+            sanitize: None,
         });
         assert_eq!(value(&defs, "MLX_BUILD_CUDA").unwrap(), "OFF");
         assert_eq!(value(&defs, "BUILD_SHARED_LIBS").unwrap(), "OFF");
@@ -95,11 +109,42 @@ mod tests {
             shared: false,
             cpp_suite: true,
             fetch_online: false,
+            sanitize: None,
         });
         assert_eq!(value(&defs, "MLX_BUILD_CUDA").unwrap(), "ON");
         assert_eq!(value(&defs, "BUILD_SHARED_LIBS").unwrap(), "ON");
         assert_eq!(value(&defs, "MLX_CUDA_ARCHITECTURES").unwrap(), "90a");
         assert_eq!(value(&defs, "USE_SYSTEM_FMT").unwrap(), "OFF");
         assert_eq!(value(&defs, "MLX_BUILD_TESTS").unwrap(), "ON");
+    }
+
+    #[test]
+    fn a_sanitized_build_has_its_own_flags_and_cache_key() {
+        let plain = BuildOptions {
+            backend: Backend::Cpu,
+            shared: false,
+            cpp_suite: false,
+            fetch_online: false,
+            sanitize: None,
+        };
+        let sanitized = |list: &str| BuildOptions {
+            sanitize: crate::sanitize::Sanitize::parse(list).unwrap(),
+            ..plain.clone()
+        };
+        // A normal build's definitions (and so every existing cache key) name no flags.
+        assert_eq!(value(&definitions(&plain), "CMAKE_CXX_FLAGS"), None);
+        let asan = definitions(&sanitized("address,undefined"));
+        assert!(value(&asan, "CMAKE_CXX_FLAGS").unwrap().contains("-fsanitize=address,undefined"));
+        assert!(value(&asan, "CMAKE_EXE_LINKER_FLAGS").unwrap().contains("-fsanitize="));
+        // The key as mlx-sys's build script makes it, from the definitions.
+        let key = |options: &BuildOptions| {
+            let flags: Vec<String> =
+                definitions(options).iter().map(|(k, v)| format!("{k}={v}")).collect();
+            crate::cache::BuildSpec::new(&[("flags", flags.join(" "))]).key
+        };
+        let keys = [key(&plain), key(&sanitized("address,undefined")), key(&sanitized("thread"))];
+        assert_ne!(keys[0], keys[1]);
+        assert_ne!(keys[0], keys[2]);
+        assert_ne!(keys[1], keys[2]);
     }
 }

@@ -9,6 +9,7 @@ pub mod digest;
 pub mod files;
 pub mod nested_cargo;
 pub mod op_table;
+pub mod sanitize;
 pub mod series;
 
 /// A failure, as one message saying what failed and what to do.

@@ -3,8 +3,10 @@
 //!
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
 //!     mlx-build cmake-flags [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
+//!                           [--sanitize LIST]    LIST: as MLX_SANITIZE (address,undefined | thread)
 
 use mlx_build::cmake_flags::{definitions, Backend, BuildOptions};
+use mlx_build::sanitize::Sanitize;
 use mlx_build::series;
 
 fn main() {
@@ -36,6 +38,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 shared: false,
                 cpp_suite: false,
                 fetch_online: false,
+                sanitize: None,
             };
             let mut rest = rest.iter();
             let mut arch = None;
@@ -46,6 +49,10 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                     "--shared" => options.shared = true,
                     "--cpp-suite" => options.cpp_suite = true,
                     "--fetch-online" => options.fetch_online = true,
+                    "--sanitize" => {
+                        let list = rest.next().ok_or("--sanitize wants a list")?;
+                        options.sanitize = Sanitize::parse(list)?;
+                    }
                     other => return Err(format!("unknown option {other}")),
                 }
             }
@@ -57,7 +64,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
         }
         _ => Err("usage: mlx-build patches LIST | mlx-build cmake-flags [--cuda] [--arch A] \
-                  [--shared] [--cpp-suite] [--fetch-online]"
+                  [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
             .into()),
     }
 }

@@ -8,4 +8,6 @@ pub mod fused_causal_softmax;
 /// Bindings that need no patch.
 pub mod ffi {
     pub mod gate;
+    pub mod sanitizer_probe;
+    pub mod thread_stress;
 }

@@ -6,11 +6,13 @@ use crate::cuda::Toolkit;
 use crate::progress::Progress;
 use crate::Fallible;
 use mlx_build::cmake_flags::{self, Backend, BuildOptions};
+use mlx_build::sanitize::{self, Sanitize};
 use std::fs;
 use std::path::{Path, PathBuf};
 
-/// This build's options, from mlx-sys's cargo features and `MLX_CUDA_ARCHITECTURES`.
-pub fn options(toolkit: Option<&Toolkit>) -> BuildOptions {
+/// This build's options, from mlx-sys's cargo features, `MLX_CUDA_ARCHITECTURES` and
+/// `MLX_SANITIZE`.
+pub fn options(toolkit: Option<&Toolkit>) -> Fallible<BuildOptions> {
     let feature = |name: &str| std::env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
     let backend = if toolkit.is_some() {
         Backend::Cuda {
@@ -24,12 +26,17 @@ pub fn options(toolkit: Option<&Toolkit>) -> BuildOptions {
     // Not run here: the Metal backend fetches metal-cpp at configure time; CUDA fetches its
     // dependencies when no MLX_CUDA_DEPS_DIR names local copies.
     let fetch_online = backend == Backend::Metal || toolkit.is_some_and(|t| !t.offline());
-    BuildOptions {
+    let sanitize = Sanitize::from_env()?;
+    if sanitize.is_some() && backend != Backend::Cpu {
+        return Err(format!("{}: sanitized builds are CPU-only (Linux)", sanitize::ENV));
+    }
+    Ok(BuildOptions {
         backend,
         shared: feature("SHARED"),
         cpp_suite: feature("CPP_SUITE"),
         fetch_online,
-    }
+        sanitize,
+    })
 }
 
 /// Builds `staging/mlx` in `staging/build` and installs into `staging` (`include/`, `lib/`).

@@ -9,6 +9,8 @@
 //! - With the `cuda` feature: `MLX_CUDA_ARCHITECTURES` (default: MLX detects this machine's GPU),
 //!   `MLX_CUDA_DEPS_DIR` (unpacked sources of MLX's CUDA dependencies, for offline builds),
 //!   `CUDA_HOME`, `CUDNN_ROOT`.
+//! - `MLX_SANITIZE`: `address,undefined` or `thread` instruments MLX and the shim (own cache
+//!   key) and links the sanitizers' runtimes into every program (`scripts/sanitize`).
 
 mod cmake_build;
 mod cuda;
@@ -46,6 +48,7 @@ fn run() -> Fallible<()> {
         "MLX_CUDA_DEPS_DIR",
         "CUDA_HOME",
         "CUDNN_ROOT",
+        mlx_build::sanitize::ENV,
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -59,7 +62,7 @@ fn run() -> Fallible<()> {
         Some(_) => Some(cuda::locate()?),
         None => None,
     };
-    let options = cmake_build::options(toolkit.as_ref());
+    let options = cmake_build::options(toolkit.as_ref())?;
     let cache = Cache::open()?;
     let source = source::locate(&manifest_dir, &cache)?;
     let selected = patches::select(&repo_root.join("patches"))?;
@@ -88,13 +91,27 @@ fn run() -> Fallible<()> {
     })?;
 
     write_build_info(&source, &selected, &build.key, &prefix, &options)?;
-    compile_bridge(&manifest_dir, &prefix.join("include"))?;
+    let mut sanitize_flags = options.sanitize.map(|s| s.compile_flags()).unwrap_or_default();
+    // cpp/shim_common.cc: the runtimes' defaults that make a finding fatal.
+    if options.sanitize.is_some_and(|s| s.undefined) {
+        sanitize_flags.push("-DMLX_SYS_UBSAN".into());
+    }
+    if options.sanitize.is_some_and(|s| s.thread) {
+        sanitize_flags.push("-DMLX_SYS_TSAN".into());
+    }
+    // Before any other library (the bridge's own, libmlx's).
+    if let Some(sanitize) = &options.sanitize {
+        link_runtime(sanitize);
+    }
+    compile_bridge(&manifest_dir, &prefix.join("include"), &sanitize_flags)?;
     link_mlx(&prefix, options.shared_library())?;
     println!("cargo:root={}", prefix.display());
     println!("cargo:include={}", prefix.join("include").display());
     // Bridges of other crates (mlx-ext) include the shims' headers, and the safe crate reads
     // the op table (ops.def) there: DEP_MLX_SHIM_INCLUDE.
     println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
+    // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
+    println!("cargo:sanitize={}", options.sanitize.map(|s| s.list()).unwrap_or_default());
     Ok(())
 }
 
@@ -130,7 +147,10 @@ fn write_build_info(
          /// The GPU backend built beside the CPU one: `cpu` (none), `cuda` or `metal`.\n\
          pub const BACKEND: &str = {:?};\n\
          /// Whether programs link `libmlx.so` (found at run time) rather than `libmlx.a`.\n\
-         pub const SHARED: bool = {};\n",
+         pub const SHARED: bool = {};\n\
+         /// Sanitizers instrumenting this MLX and the shim (`MLX_SANITIZE`): `address,undefined`,\n\
+         /// `thread`, or empty.\n\
+         pub const SANITIZE: &str = {:?};\n",
         selected.series_ids(),
         selected.extra_names(),
         source.digest,
@@ -140,12 +160,13 @@ fn write_build_info(
         prefix.display().to_string(),
         backend,
         options.shared_library(),
+        options.sanitize.map(|s| s.list()).unwrap_or_default(),
     );
     fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
 }
 
 /// Compiles every bridge module in `src/ffi/` with every shim in `cpp/`.
-fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
+fn compile_bridge(manifest_dir: &Path, mlx_include: &Path, extra_flags: &[String]) -> Fallible<()> {
     // Relative paths (the build script runs in the manifest dir): cxx places each generated
     // header at `mlx-sys/<path>.h`, which the shims include.
     let bridges = sorted_files(Path::new("src/ffi"), "rs")?;
@@ -155,15 +176,31 @@ fn compile_bridge(manifest_dir: &Path, mlx_include: &Path) -> Fallible<()> {
     if bridges.is_empty() {
         return Ok(());
     }
-    cxx_build::bridges(&bridges)
+    let mut build = cxx_build::bridges(&bridges);
+    build
         .files(&shims)
         .include(mlx_include)
         .include(manifest_dir.join("cpp"))
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
-        .opt_level(2)
-        .compile("mlx_sys_bridge");
+        .opt_level(2);
+    for flag in extra_flags {
+        build.flag(flag);
+    }
+    build.compile("mlx_sys_bridge");
     Ok(())
+}
+
+/// Sanitized C++ needs the sanitizers' runtimes in every program that links it. rustc links
+/// with `-nodefaultlibs`, under which the compiler driver adds no runtime for `-fsanitize=`,
+/// and a library's build script cannot give its dependents link arguments, but it can give
+/// them libraries: printed first, they are the first libraries the programs need, which ASan
+/// requires (its interceptors must come before libc's). Build scripts, which link no mlx-sys,
+/// stay uninstrumented.
+fn link_runtime(sanitize: &mlx_build::sanitize::Sanitize) {
+    for lib in sanitize.runtime_libs() {
+        println!("cargo:rustc-link-lib=dylib={lib}");
+    }
 }
 
 fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {

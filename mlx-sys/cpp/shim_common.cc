@@ -77,3 +77,20 @@ std::uint8_t dtype_to_code(mlx::core::Dtype dtype) {
 }
 
 } // namespace mlx_sys
+
+// Sanitized builds (MLX_SANITIZE): the first finding ends every program that links this shim,
+// however it was started (scripts/sanitize sets the same options, and suppressions). UBSan is
+// built recoverable, so that a justified suppression can work (mlx-build's sanitize.rs), and
+// by default only prints; TSan by default reports and goes on. ASan stops by default. Here, not
+// in a file of their own, because the linker only takes the objects of a static library that
+// something references.
+#ifdef MLX_SYS_UBSAN
+extern "C" const char* __ubsan_default_options() {
+  return "halt_on_error=1:print_stacktrace=1";
+}
+#endif
+#ifdef MLX_SYS_TSAN
+extern "C" const char* __tsan_default_options() {
+  return "halt_on_error=1";
+}
+#endif
