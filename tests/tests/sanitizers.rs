@@ -58,57 +58,68 @@ fn run_probe(test: &str, probe_name: &str) -> Option<String> {
     Some(stderr)
 }
 
-fn expect(stderr: &str, report: &str, location: &str) {
-    assert!(stderr.contains(report), "no `{report}` in the child's report:\n{stderr}");
-    assert!(stderr.contains(location), "the report does not name `{location}`:\n{stderr}");
+/// Under `sanitizer`, the child running `probe` must fail with `report` naming `location`.
+fn expect_finding(test: &str, sanitizer: &str, probe: &str, report: &str, location: &str) {
+    if !sanitized_with(sanitizer) {
+        return eprintln!("not a {sanitizer} build (MLX_SANITIZE): nothing to check");
+    }
+    if let Some(stderr) = run_probe(test, probe) {
+        assert!(stderr.contains(report), "no `{report}` in the child's report:\n{stderr}");
+        assert!(stderr.contains(location), "the report does not name `{location}`:\n{stderr}");
+    }
 }
 
 #[test]
 fn asan_catches_a_heap_overflow_in_our_cpp() {
-    if !sanitized_with("address") {
-        return eprintln!("not an ASan build (MLX_SANITIZE): nothing to check");
-    }
-    if let Some(err) = run_probe("asan_catches_a_heap_overflow_in_our_cpp", "heap-overflow") {
-        expect(&err, "AddressSanitizer: heap-buffer-overflow", "sanitizer_probe.cc");
-    }
+    expect_finding(
+        "asan_catches_a_heap_overflow_in_our_cpp",
+        "address",
+        "heap-overflow",
+        "AddressSanitizer: heap-buffer-overflow",
+        "sanitizer_probe.cc",
+    );
 }
 
 #[test]
 fn asan_catches_an_overflow_inside_libmlx() {
-    if !sanitized_with("address") {
-        return eprintln!("not an ASan build (MLX_SANITIZE): nothing to check");
-    }
-    if let Some(err) = run_probe("asan_catches_an_overflow_inside_libmlx", "mlx-take") {
-        expect(&err, "AddressSanitizer: heap-buffer-overflow", "mlx/backend/cpu/indexing.cpp");
-    }
+    expect_finding(
+        "asan_catches_an_overflow_inside_libmlx",
+        "address",
+        "mlx-take",
+        "AddressSanitizer: heap-buffer-overflow",
+        "mlx/backend/cpu/indexing.cpp",
+    );
 }
 
 #[test]
 fn ubsan_stops_at_a_signed_overflow() {
-    if !sanitized_with("undefined") {
-        return eprintln!("not a UBSan build (MLX_SANITIZE): nothing to check");
-    }
-    if let Some(err) = run_probe("ubsan_stops_at_a_signed_overflow", "signed-overflow") {
-        expect(&err, "runtime error: signed integer overflow", "sanitizer_probe.cc");
-    }
+    expect_finding(
+        "ubsan_stops_at_a_signed_overflow",
+        "undefined",
+        "signed-overflow",
+        "runtime error: signed integer overflow",
+        "sanitizer_probe.cc",
+    );
 }
 
 #[test]
 fn tsan_catches_a_race_in_our_cpp() {
-    if !sanitized_with("thread") {
-        return eprintln!("not a TSan build (MLX_SANITIZE): nothing to check");
-    }
-    if let Some(err) = run_probe("tsan_catches_a_race_in_our_cpp", "data-race") {
-        expect(&err, "ThreadSanitizer: data race", "sanitizer_probe.cc");
-    }
+    expect_finding(
+        "tsan_catches_a_race_in_our_cpp",
+        "thread",
+        "data-race",
+        "ThreadSanitizer: data race",
+        "sanitizer_probe.cc",
+    );
 }
 
 #[test]
 fn tsan_catches_a_race_inside_libmlx() {
-    if !sanitized_with("thread") {
-        return eprintln!("not a TSan build (MLX_SANITIZE): nothing to check");
-    }
-    if let Some(err) = run_probe("tsan_catches_a_race_inside_libmlx", "mlx-default-device") {
-        expect(&err, "ThreadSanitizer: data race", "mlx/device.cpp");
-    }
+    expect_finding(
+        "tsan_catches_a_race_inside_libmlx",
+        "thread",
+        "mlx-default-device",
+        "ThreadSanitizer: data race",
+        "mlx/device.cpp",
+    );
 }
