@@ -29,6 +29,11 @@ pub enum Command {
     /// Generate greedily with one arm's worker; print the token ids and a SHA-256 of each
     /// step's logits.
     Generate(GenerateArgs),
+    /// Find the op that is not deterministic: with one arm's worker, run a prompt's forward
+    /// passes several times in one process with every intermediate array recorded, print each
+    /// one's bitwise comparison with the first run and name the first that differs.
+    /// Exit status: 0 all identical, 1 some differ, 2 error.
+    Determinism(DeterminismCommand),
     /// Build (or reuse) the worker of an arm and print its path.
     BuildWorker {
         /// `all`, `none` or a comma-separated list of patch ids.
@@ -56,6 +61,14 @@ pub struct GenerateArgs {
     pub worker: WorkerChoice,
     #[command(flatten)]
     pub options: mlx_ab_protocol::GenerateArgs,
+}
+
+#[derive(Args)]
+pub struct DeterminismCommand {
+    #[command(flatten)]
+    pub worker: WorkerChoice,
+    #[command(flatten)]
+    pub options: mlx_ab_protocol::DeterminismArgs,
 }
 
 #[derive(Args)]
