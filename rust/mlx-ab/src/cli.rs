@@ -28,7 +28,7 @@ pub enum Command {
     },
     /// Generate greedily with one arm's worker; print the token ids and a SHA-256 of each
     /// step's logits.
-    Generate(GenerateArgs),
+    Generate(GenerateCommand),
     /// Find the op that is not deterministic: with one arm's worker, run a prompt's forward
     /// passes several times in one process with every intermediate array recorded, print each
     /// one's bitwise comparison with the first run and name the first that differs.
@@ -56,7 +56,7 @@ pub struct WorkerChoice {
 }
 
 #[derive(Args)]
-pub struct GenerateArgs {
+pub struct GenerateCommand {
     #[command(flatten)]
     pub worker: WorkerChoice,
     #[command(flatten)]
@@ -167,4 +167,16 @@ pub struct ArmB {
         conflicts_with_all = ["b_src", "b_extra_patch"]
     )]
     pub prebuilt: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own checks (unique argument and group names, ...), which otherwise run only when a
+    /// debug build parses the subcommand in question.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -4,7 +4,7 @@
 
 use crate::arm::{parse_patch_list, ArmSpec};
 use crate::cargo_build;
-use crate::cli::{DeterminismCommand, GenerateArgs, WorkerChoice};
+use crate::cli::{DeterminismCommand, GenerateCommand, WorkerChoice};
 use crate::prebuilt::{ArmBinary, Prebuilt};
 use mlx_ab_protocol::MakeModelArgs;
 use std::ffi::OsString;
@@ -67,7 +67,7 @@ pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> R
     ))
 }
 
-pub fn generate(args: &GenerateArgs) -> Result<ExitCode, String> {
+pub fn generate(args: &GenerateCommand) -> Result<ExitCode, String> {
     let mut options = args.options.clone();
     options.model = crate::cache_dir::absolute(options.model)?;
     let forwarded: Vec<OsString> =
