@@ -1,4 +1,4 @@
-//! The options of the worker's `make-model` and `generate`, parsed by the worker and by the
+//! The options of the worker's `make-model`, `generate` and `determinism`, parsed by the worker and by the
 //! driver, which hands them on (`to_args`).
 
 use crate::DeviceKind;
@@ -68,6 +68,42 @@ impl GenerateArgs {
     }
 }
 
+#[derive(Args, Debug, Clone, PartialEq)]
+pub struct DeterminismArgs {
+    #[arg(long)]
+    pub model: PathBuf,
+    /// Prompt token ids, comma separated.
+    #[arg(long, value_delimiter = ',', required = true)]
+    pub tokens: Vec<u32>,
+    /// Runs of the prompt in one process (at least 2); runs 2.. are compared with run 1.
+    #[arg(long, default_value_t = 3)]
+    pub repeats: usize,
+    #[arg(long, default_value_t = 512)]
+    pub prefill_chunk: usize,
+    /// Also trace this many decode steps after the prefill (one token each: run 1's argmax).
+    #[arg(long, default_value_t = 0)]
+    pub decode_steps: usize,
+    /// Device to run on. Default: the GPU when that MLX has one, else the CPU.
+    #[arg(long, value_enum)]
+    pub device: Option<DeviceKind>,
+}
+
+impl DeterminismArgs {
+    /// The command line that parses back into these options.
+    pub fn to_args(&self) -> Vec<OsString> {
+        let tokens: Vec<String> = self.tokens.iter().map(u32::to_string).collect();
+        let mut args: Vec<OsString> = vec!["--model".into(), self.model.clone().into()];
+        args.extend(["--tokens".into(), tokens.join(",").into()]);
+        args.extend(["--repeats".into(), self.repeats.to_string().into()]);
+        args.extend(["--prefill-chunk".into(), self.prefill_chunk.to_string().into()]);
+        args.extend(["--decode-steps".into(), self.decode_steps.to_string().into()]);
+        if let Some(device) = self.device {
+            args.extend(["--device".into(), device.name().into()]);
+        }
+        args
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -83,6 +119,28 @@ mod tests {
     struct MakeModelCli {
         #[command(flatten)]
         args: MakeModelArgs,
+    }
+
+    #[derive(Parser)]
+    struct DeterminismCli {
+        #[command(flatten)]
+        args: DeterminismArgs,
+    }
+
+    #[test]
+    fn determinism_to_args_parses_back() {
+        for device in [None, Some(DeviceKind::Cpu)] {
+            let args = DeterminismArgs {
+                model: "m".into(),
+                tokens: vec![2, 7],
+                repeats: 4,
+                prefill_chunk: 9,
+                decode_steps: 3,
+                device,
+            };
+            let line = std::iter::once(OsString::from("x")).chain(args.to_args());
+            assert_eq!(DeterminismCli::parse_from(line).args, args);
+        }
     }
 
     #[test]

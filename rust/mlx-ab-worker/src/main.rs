@@ -1,16 +1,17 @@
 //! `mlx-ab-worker`: everything of mlx-ab that needs MLX, linked against one arm's MLX (its cargo
 //! features pick the patches). `mlx-ab` (the driver, no MLX) starts one per arm with `serve`;
-//! `info`, `make-model` and `generate` also work on their own.
+//! `info`, `make-model`, `generate` and `determinism` also work on their own.
 //!
-//! Errors print one message and exit with status 2.
+//! Errors print one message and exit with status 2 (`determinism` exits 1 when a tap differs).
 
+mod determinism;
 mod device;
 mod generate;
 mod info;
 mod serve;
 
 use clap::{Parser, Subcommand};
-pub use mlx_ab_protocol::{GenerateArgs, MakeModelArgs};
+pub use mlx_ab_protocol::{DeterminismArgs, GenerateArgs, MakeModelArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,6 +30,10 @@ enum Command {
     MakeModel(MakeModelArgs),
     /// Generate greedily; print the token ids and a SHA-256 of each step's logits.
     Generate(GenerateArgs),
+    /// Run one prompt's forward passes several times with every intermediate array of the model
+    /// recorded; print each one's comparison with the first run and name the first that is not
+    /// bit-identical. Exit status: 0 all identical, 1 some differ, 2 error.
+    Determinism(DeterminismArgs),
     /// Serve the driver (`mlx-ab run`): load the job's model, then generate on request.
     Serve {
         #[arg(long)]
@@ -41,6 +46,7 @@ fn main() -> ExitCode {
         Command::Info => info::print(),
         Command::MakeModel(args) => make_model(&args.out, &args.preset, args.seed),
         Command::Generate(args) => generate::main(args),
+        Command::Determinism(args) => determinism::main(args),
         Command::Serve { job } => return serve::main(&job),
     };
     match result {

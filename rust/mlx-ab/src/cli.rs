@@ -28,7 +28,12 @@ pub enum Command {
     },
     /// Generate greedily with one arm's worker; print the token ids and a SHA-256 of each
     /// step's logits.
-    Generate(GenerateArgs),
+    Generate(GenerateCommand),
+    /// Find the op that is not deterministic: with one arm's worker, run a prompt's forward
+    /// passes several times in one process with every intermediate array recorded, print each
+    /// one's bitwise comparison with the first run and name the first that differs.
+    /// Exit status: 0 all identical, 1 some differ, 2 error.
+    Determinism(DeterminismCommand),
     /// Build (or reuse) the worker of an arm and print its path.
     BuildWorker {
         /// `all`, `none` or a comma-separated list of patch ids.
@@ -51,11 +56,19 @@ pub struct WorkerChoice {
 }
 
 #[derive(Args)]
-pub struct GenerateArgs {
+pub struct GenerateCommand {
     #[command(flatten)]
     pub worker: WorkerChoice,
     #[command(flatten)]
     pub options: mlx_ab_protocol::GenerateArgs,
+}
+
+#[derive(Args)]
+pub struct DeterminismCommand {
+    #[command(flatten)]
+    pub worker: WorkerChoice,
+    #[command(flatten)]
+    pub options: mlx_ab_protocol::DeterminismArgs,
 }
 
 #[derive(Args)]
@@ -154,4 +167,16 @@ pub struct ArmB {
         conflicts_with_all = ["b_src", "b_extra_patch"]
     )]
     pub prebuilt: Option<PathBuf>,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// clap's own checks (unique argument and group names, ...), which otherwise run only when a
+    /// debug build parses the subcommand in question.
+    #[test]
+    fn the_command_line_is_well_formed() {
+        super::Cli::command().debug_assert();
+    }
 }

@@ -1,10 +1,10 @@
-//! The subcommands the driver hands to one arm's worker (`info`, `make-model`, `generate`, all
-//! of which need MLX): take the prebuilt worker or build that arm's, run it with the arm's
+//! The subcommands the driver hands to one arm's worker (`info`, `make-model`, `generate`,
+//! `determinism`, all of which need MLX): take the prebuilt worker or build that arm's, run it with the arm's
 //! environment, and pass its output and exit status on.
 
 use crate::arm::{parse_patch_list, ArmSpec};
 use crate::cargo_build;
-use crate::cli::{GenerateArgs, WorkerChoice};
+use crate::cli::{DeterminismCommand, GenerateCommand, WorkerChoice};
 use crate::prebuilt::{ArmBinary, Prebuilt};
 use mlx_ab_protocol::MakeModelArgs;
 use std::ffi::OsString;
@@ -67,10 +67,18 @@ pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> R
     ))
 }
 
-pub fn generate(args: &GenerateArgs) -> Result<ExitCode, String> {
+pub fn generate(args: &GenerateCommand) -> Result<ExitCode, String> {
     let mut options = args.options.clone();
     options.model = crate::cache_dir::absolute(options.model)?;
     let forwarded: Vec<OsString> =
         std::iter::once("generate".into()).chain(options.to_args()).collect();
+    hand_over(&worker(&args.worker)?, &forwarded)
+}
+
+pub fn determinism(args: &DeterminismCommand) -> Result<ExitCode, String> {
+    let mut options = args.options.clone();
+    options.model = crate::cache_dir::absolute(options.model)?;
+    let forwarded: Vec<OsString> =
+        std::iter::once("determinism".into()).chain(options.to_args()).collect();
     hand_over(&worker(&args.worker)?, &forwarded)
 }

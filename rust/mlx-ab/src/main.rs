@@ -1,6 +1,6 @@
 //! `mlx-ab`: the A/B driver. It builds each arm's worker (`mlx-ab-worker`, which links that arm's
 //! MLX) or takes it prebuilt, runs both on one workload, compares and reports. It links no MLX
-//! itself: `info`, `make-model` and `generate` are handed to a worker.
+//! itself: `info`, `make-model`, `generate` and `determinism` are handed to a worker.
 //!
 //! Errors print one message and exit with status 2; `run` exits 1 when the arms' outputs differ.
 
@@ -35,6 +35,7 @@ fn main() -> ExitCode {
         Command::Info(choice) => forward::info(&choice),
         Command::MakeModel { worker, options } => forward::make_model(&worker, &options),
         Command::Generate(args) => forward::generate(&args),
+        Command::Determinism(args) => forward::determinism(&args),
         Command::BuildWorker { patches } => build_worker(&patches),
     };
     match result {

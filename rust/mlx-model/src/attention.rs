@@ -5,6 +5,7 @@ use mlx::{ops, Array};
 
 use crate::cache::LayerCache;
 use crate::layers::{RmsNorm, Weight};
+use crate::trace::tap;
 use crate::weights::Weights;
 use crate::Result;
 use mlx_workload::ModelConfig;
@@ -55,18 +56,25 @@ impl Attention {
     pub(crate) fn forward(&self, x: &Array, cache: &mut LayerCache, causal: bool) -> Result<Array> {
         let s = x.shape();
         let (b, l) = (s[0], s[1]);
-        let heads = |proj: &Weight, n: i32| -> Result<Array> {
-            Ok(proj.linear(x)?.reshape(&[b, l, n, -1])?)
+        let heads = |proj: &Weight, n: i32, name: &str| -> Result<Array> {
+            let h = proj.linear(x)?.reshape(&[b, l, n, -1])?;
+            tap(name, &h);
+            Ok(h)
         };
-        let queries = self
-            .q_norm
-            .forward(&heads(&self.q_proj, self.n_heads)?)?
-            .transpose_axes(&[0, 2, 1, 3])?;
-        let keys = self
-            .k_norm
-            .forward(&heads(&self.k_proj, self.n_kv_heads)?)?
-            .transpose_axes(&[0, 2, 1, 3])?;
-        let values = heads(&self.v_proj, self.n_kv_heads)?.transpose_axes(&[0, 2, 1, 3])?;
+        let norm = |norm: &RmsNorm, h: &Array, name: &str| -> Result<Array> {
+            let n = norm.forward(h)?;
+            tap(name, &n);
+            Ok(n.transpose_axes(&[0, 2, 1, 3])?)
+        };
+        let queries =
+            norm(&self.q_norm, &heads(&self.q_proj, self.n_heads, "attn.q_proj")?, "attn.q_norm")?;
+        let keys = norm(
+            &self.k_norm,
+            &heads(&self.k_proj, self.n_kv_heads, "attn.k_proj")?,
+            "attn.k_norm",
+        )?;
+        let values =
+            heads(&self.v_proj, self.n_kv_heads, "attn.v_proj")?.transpose_axes(&[0, 2, 1, 3])?;
 
         let offset = cache.offset();
         let rope = |a: &Array| {
@@ -81,14 +89,21 @@ impl Attention {
             )
         };
         let queries = rope(&queries)?;
+        tap("attn.q_rope", &queries);
         let keys = rope(&keys)?;
+        tap("attn.k_rope", &keys);
         let (keys, values) = cache.update_and_fetch(&keys, &values)?;
+        tap("attn.cache_keys", &keys);
+        tap("attn.cache_values", &values);
 
         // As Python computes head_dim**-0.5: in double, rounded once to the float MLX takes.
         let scale = (f64::from(self.head_dim)).powf(-0.5) as f32;
         let mask = if causal { AttentionMask::Causal } else { AttentionMask::None };
         let out = fast::scaled_dot_product_attention(&queries, &keys, &values, scale, mask, None)?;
+        tap("attn.sdpa", &out);
         let out = ops::reshape(&out.transpose_axes(&[0, 2, 1, 3])?, &[b, l, -1])?;
-        self.o_proj.linear(&out)
+        let out = self.o_proj.linear(&out)?;
+        tap("attn.o_proj", &out);
+        Ok(out)
     }
 }

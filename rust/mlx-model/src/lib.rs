@@ -28,6 +28,7 @@ mod layers;
 mod mlp;
 mod model;
 mod synthetic;
+pub mod trace;
 mod weights;
 
 pub use cache::Cache;

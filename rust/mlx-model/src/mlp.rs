@@ -4,6 +4,7 @@
 use mlx::{ops, Array};
 
 use crate::layers::Weight;
+use crate::trace::tap;
 use crate::weights::Weights;
 use crate::Result;
 use mlx_workload::ModelConfig;
@@ -11,6 +12,12 @@ use mlx_workload::ModelConfig;
 /// mlx-lm's `swiglu(gate, x)`: silu(gate) * x, with silu(g) = g * sigmoid(g).
 fn swiglu(gate: &Array, x: &Array) -> Result<Array> {
     Ok(ops::multiply(&ops::silu(gate)?, x)?)
+}
+
+/// `a`, tapped as `name`.
+fn tapped(name: &str, a: Array) -> Array {
+    tap(name, &a);
+    a
 }
 
 pub(crate) enum FeedForward {
@@ -43,7 +50,10 @@ impl FeedForward {
     pub(crate) fn forward(&self, x: &Array) -> Result<Array> {
         match self {
             FeedForward::Dense { gate_proj, up_proj, down_proj } => {
-                down_proj.linear(&swiglu(&gate_proj.linear(x)?, &up_proj.linear(x)?)?)
+                let gate = tapped("mlp.gate", gate_proj.linear(x)?);
+                let up = tapped("mlp.up", up_proj.linear(x)?);
+                let h = tapped("mlp.swiglu", swiglu(&gate, &up)?);
+                Ok(tapped("mlp.down", down_proj.linear(&h)?))
             }
             FeedForward::Moe(moe) => moe.forward(x),
         }
@@ -88,22 +98,26 @@ impl MoeBlock {
 
     /// `x`: `[B, L, hidden]`.
     fn forward(&self, x: &Array) -> Result<Array> {
-        let gates = ops::softmax_axes(&self.gate.linear(x)?, &[-1], true)?;
+        let router = tapped("moe.router", self.gate.linear(x)?);
+        let gates = tapped("moe.gates", ops::softmax_axes(&router, &[-1], true)?);
         let k = self.top_k;
         // The k largest router probabilities (in argpartition's order, as mlx-lm takes them).
-        let parted = ops::argpartition(&gates, self.num_experts - k, -1)?;
+        let parted =
+            tapped("moe.argpartition", ops::argpartition(&gates, self.num_experts - k, -1)?);
         let s = parted.shape();
         let last = s.len() - 1;
         let mut start = vec![0; s.len()];
         start[last] = self.num_experts - k;
         let inds = ops::stop_gradient(&ops::slice(&parted, &start, &s, &vec![1; s.len()])?)?;
-        let mut scores = ops::take_along_axis(&gates, &inds, -1)?;
+        tap("moe.inds", &inds);
+        let mut scores = tapped("moe.scores", ops::take_along_axis(&gates, &inds, -1)?);
         if self.norm_topk_prob {
-            scores = ops::divide(&scores, &ops::sum_axes(&scores, &[-1], true)?)?;
+            let sum = tapped("moe.scores_sum", ops::sum_axes(&scores, &[-1], true)?);
+            scores = tapped("moe.scores_norm", ops::divide(&scores, &sum)?);
         }
-        let y = self.switch_glu(x, &inds)?;
-        let weighted = ops::multiply(&y, &scores.expand_dims(&[-1])?)?;
-        Ok(ops::sum_axes(&weighted, &[-2], false)?.astype(y.dtype())?)
+        let y = tapped("moe.y", self.switch_glu(x, &inds)?);
+        let weighted = tapped("moe.weighted", ops::multiply(&y, &scores.expand_dims(&[-1])?)?);
+        Ok(tapped("moe.out", ops::sum_axes(&weighted, &[-2], false)?.astype(y.dtype())?))
     }
 
     /// SwitchGLU: every token through its k experts; `[B, L, hidden]` -> `[B, L, k, hidden]`.
@@ -114,13 +128,14 @@ impl MoeBlock {
             // Gather the token rows in expert order so each expert's rows are contiguous.
             let m = *indices.shape().last().expect("indices have a last axis");
             let flat = indices.flatten(0, -1)?;
-            let order = ops::argsort_axis(&flat, 0)?;
-            let inv_order = ops::argsort_axis(&order, 0)?;
-            let rows = ops::floor_divide(&order, &Array::scalar(m as u32))?;
-            let xs = ops::take(&x.flatten(0, -3)?, &rows, 0)?;
-            let idx = ops::take(&flat, &order, 0)?;
+            let order = tapped("moe.order", ops::argsort_axis(&flat, 0)?);
+            let inv_order = tapped("moe.inv_order", ops::argsort_axis(&order, 0)?);
+            let rows = tapped("moe.rows", ops::floor_divide(&order, &Array::scalar(m as u32))?);
+            let xs = tapped("moe.xs", ops::take(&x.flatten(0, -3)?, &rows, 0)?);
+            let idx = tapped("moe.idx", ops::take(&flat, &order, 0)?);
             let y = self.experts(&xs, &idx, true)?;
-            ops::unflatten(&ops::take(&y, &inv_order, 0)?, 0, &indices.shape())?
+            let y = tapped("moe.unsorted", ops::take(&y, &inv_order, 0)?);
+            ops::unflatten(&y, 0, &indices.shape())?
         } else {
             self.experts(&x, indices, false)?
         };
@@ -128,8 +143,9 @@ impl MoeBlock {
     }
 
     fn experts(&self, x: &Array, idx: &Array, sorted: bool) -> Result<Array> {
-        let up = self.up_proj.gather_linear(x, idx, sorted)?;
-        let gate = self.gate_proj.gather_linear(x, idx, sorted)?;
-        self.down_proj.gather_linear(&swiglu(&gate, &up)?, idx, sorted)
+        let up = tapped("moe.up", self.up_proj.gather_linear(x, idx, sorted)?);
+        let gate = tapped("moe.gate", self.gate_proj.gather_linear(x, idx, sorted)?);
+        let h = tapped("moe.swiglu", swiglu(&gate, &up)?);
+        Ok(tapped("moe.down", self.down_proj.gather_linear(&h, idx, sorted)?))
     }
 }

@@ -9,6 +9,7 @@ use crate::attention::Attention;
 use crate::cache::{Cache, LayerCache};
 use crate::layers::{RmsNorm, Weight};
 use crate::mlp::FeedForward;
+use crate::trace::tap;
 use crate::weights::Weights;
 use crate::{Error, Result};
 use mlx_workload::ModelConfig;
@@ -22,10 +23,17 @@ struct DecoderLayer {
 
 impl DecoderLayer {
     fn forward(&self, x: &Array, cache: &mut LayerCache, causal: bool) -> Result<Array> {
-        let r = self.self_attn.forward(&self.input_layernorm.forward(x)?, cache, causal)?;
+        let n = self.input_layernorm.forward(x)?;
+        tap("input_norm", &n);
+        let r = self.self_attn.forward(&n, cache, causal)?;
         let h = x.add(&r)?;
-        let r = self.mlp.forward(&self.post_attention_layernorm.forward(&h)?)?;
-        Ok(h.add(&r)?)
+        tap("attn_residual", &h);
+        let n = self.post_attention_layernorm.forward(&h)?;
+        tap("post_norm", &n);
+        let r = self.mlp.forward(&n)?;
+        let out = h.add(&r)?;
+        tap("out", &out);
+        Ok(out)
     }
 }
 
@@ -129,20 +137,26 @@ impl Model {
             ));
         }
         let mut h = self.embed_tokens.embed(tokens)?;
+        tap("embed", &h);
         // mlx-lm: a "causal" mask for more than one query, none for one.
         let causal = h.dim(1)? > 1;
-        for (layer, c) in self.layers.iter().zip(cache.layers.iter_mut()) {
+        for (i, (layer, c)) in self.layers.iter().zip(cache.layers.iter_mut()).enumerate() {
+            let _scope = crate::trace::scope(format_args!("layer{i}"));
             h = layer.forward(&h, c, causal)?;
         }
-        self.norm.forward(&h)
+        let h = self.norm.forward(&h)?;
+        tap("norm", &h);
+        Ok(h)
     }
 
     /// Logits `[.., vocab]` of hidden states.
     pub fn logits(&self, hidden: &Array) -> Result<Array> {
-        match &self.lm_head {
-            Some(head) => head.linear(hidden),
-            None => self.embed_tokens.linear(hidden),
-        }
+        let logits = match &self.lm_head {
+            Some(head) => head.linear(hidden)?,
+            None => self.embed_tokens.linear(hidden)?,
+        };
+        tap("logits", &logits);
+        Ok(logits)
     }
 
     /// Logits `[1, L, vocab]` of `tokens` after what `cache` holds (lazy).
