@@ -10,3 +10,31 @@ pub mod rng;
 pub fn on_cpu() {
     mlx::Device::cpu().set_default().expect("every MLX build has the CPU device");
 }
+
+/// Runs `f` on the one thread this process keeps for MLX, one call at a time, and returns its
+/// result (a panic in `f` resumes in the caller). MLX v0.32's `import_function` binds imported
+/// ops to the first stream of their device in the process, which belongs to the thread that
+/// made it (reports/upstream/import-function-first-stream.md): a test binary whose MLX work all
+/// runs here owns that stream, whichever threads the harness gives its tests.
+pub fn on_mlx_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    use std::sync::{mpsc, Mutex, OnceLock, PoisonError};
+    type Job = Box<dyn FnOnce() + Send>;
+    static JOBS: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+    let jobs = JOBS.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("mlx".into())
+            .spawn(move || rx.into_iter().for_each(|job| job()))
+            .expect("spawning the MLX thread");
+        Mutex::new(tx)
+    });
+    let (tx, rx) = mpsc::channel();
+    let job: Job = Box::new(move || {
+        let _ = tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)));
+    });
+    jobs.lock().unwrap_or_else(PoisonError::into_inner).send(job).expect("the MLX thread runs");
+    match rx.recv().expect("the MLX thread answers every job") {
+        Ok(r) => r,
+        Err(panic) => std::panic::resume_unwind(panic),
+    }
+}

@@ -110,19 +110,21 @@ fn stock_import(function: &Path, inputs: &[Array]) -> Result<Vec<Output>, String
 
 #[test]
 fn export_returns_the_functions_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
-    let e = export_function(
-        dir.path().join("bad.mlxfn"),
-        |args: &[Array]| Ok(vec![args[0].reshape(&[3])?]),
-        &[&x],
-        false,
-    )
-    .unwrap_err();
-    assert!(e.to_string().contains("reshape"), "{e}");
-    // And MLX's own import error for a missing file.
-    let e = import_function(dir.path().join("missing.mlxfn")).unwrap_err();
-    assert!(e.to_string().contains("import_function"), "{e}");
+    mlx_tests::on_mlx_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        let e = export_function(
+            dir.path().join("bad.mlxfn"),
+            |args: &[Array]| Ok(vec![args[0].reshape(&[3])?]),
+            &[&x],
+            false,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("reshape"), "{e}");
+        // And MLX's own import error for a missing file.
+        let e = import_function(dir.path().join("missing.mlxfn")).unwrap_err();
+        assert!(e.to_string().contains("import_function"), "{e}");
+    })
 }
 
 /// A panic in the traced function crosses no C++ frame: it is caught in the callback, MLX
@@ -130,14 +132,16 @@ fn export_returns_the_functions_error() {
 #[test]
 #[should_panic(expected = "panics while traced")]
 fn a_panic_in_the_exported_function_resumes_after_the_export() {
-    let dir = tempfile::tempdir().unwrap();
-    let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
-    let _ = export_function(
-        dir.path().join("panics.mlxfn"),
-        |_: &[Array]| -> mlx::Result<Vec<Array>> { panic!("panics while traced") },
-        &[&x],
-        false,
-    );
+    mlx_tests::on_mlx_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let x = Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        let _ = export_function(
+            dir.path().join("panics.mlxfn"),
+            |_: &[Array]| -> mlx::Result<Vec<Array>> { panic!("panics while traced") },
+            &[&x],
+            false,
+        );
+    })
 }
 
 #[cfg(feature = "fused-causal-softmax")]
@@ -170,14 +174,16 @@ fn export_causal(path: &Path, f: Case, inputs: &[Array], name: &str) {
 #[cfg(feature = "fused-causal-softmax")]
 #[test]
 fn patched_build_round_trips_causal_softmax_bitwise() {
-    let dir = tempfile::tempdir().unwrap();
-    let qkv = attention_inputs();
-    for (name, f, inputs) in causal_cases(&qkv) {
-        let path = dir.path().join(format!("{name}.mlxfn"));
-        export_causal(&path, f, &inputs, name);
-        let imported = import_function(&path).unwrap().call(&inputs).unwrap();
-        assert_eq!(outputs_of(&imported), outputs_of(&f(&inputs).unwrap()), "{name}");
-    }
+    mlx_tests::on_mlx_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let qkv = attention_inputs();
+        for (name, f, inputs) in causal_cases(&qkv) {
+            let path = dir.path().join(format!("{name}.mlxfn"));
+            export_causal(&path, f, &inputs, name);
+            let imported = import_function(&path).unwrap().call(&inputs).unwrap();
+            assert_eq!(outputs_of(&imported), outputs_of(&f(&inputs).unwrap()), "{name}");
+        }
+    })
 }
 
 /// Stock MLX refuses a function holding CausalSoftmax at import, naming the primitive, while the
@@ -186,27 +192,29 @@ fn patched_build_round_trips_causal_softmax_bitwise() {
 #[cfg(feature = "fused-causal-softmax")]
 #[test]
 fn stock_build_refuses_causal_softmax_on_import_with_a_clear_error() {
-    let dir = tempfile::tempdir().unwrap();
-    let qkv = attention_inputs();
+    mlx_tests::on_mlx_thread(|| {
+        let dir = tempfile::tempdir().unwrap();
+        let qkv = attention_inputs();
 
-    let control = dir.path().join("array_mask_sdpa.mlxfn");
-    export_function(&control, array_mask_sdpa, &qkv, false).unwrap();
-    assert!(!file_names(&control, "CausalSoftmax"));
-    let stock = stock_import(&control, &qkv).expect("stock imports the array-mask attention");
-    assert_eq!(stock, outputs_of(&causal_sdpa(&qkv).unwrap()), "stock vs patched attention");
+        let control = dir.path().join("array_mask_sdpa.mlxfn");
+        export_function(&control, array_mask_sdpa, &qkv, false).unwrap();
+        assert!(!file_names(&control, "CausalSoftmax"));
+        let stock = stock_import(&control, &qkv).expect("stock imports the array-mask attention");
+        assert_eq!(stock, outputs_of(&causal_sdpa(&qkv).unwrap()), "stock vs patched attention");
 
-    for (name, f, inputs) in causal_cases(&qkv) {
-        let path = dir.path().join(format!("{name}.mlxfn"));
-        export_causal(&path, f, &inputs, name);
-        match stock_import(&path, &inputs) {
-            Ok(_) => panic!("{name}: stock MLX imported a function holding CausalSoftmax"),
-            Err(message) => {
-                println!("{name}: stock MLX: {message}");
-                assert!(
-                    message.contains("import_function") && message.contains("CausalSoftmax"),
-                    "{name}: stock's error does not name the primitive: {message}"
-                )
+        for (name, f, inputs) in causal_cases(&qkv) {
+            let path = dir.path().join(format!("{name}.mlxfn"));
+            export_causal(&path, f, &inputs, name);
+            match stock_import(&path, &inputs) {
+                Ok(_) => panic!("{name}: stock MLX imported a function holding CausalSoftmax"),
+                Err(message) => {
+                    println!("{name}: stock MLX: {message}");
+                    assert!(
+                        message.contains("import_function") && message.contains("CausalSoftmax"),
+                        "{name}: stock's error does not name the primitive: {message}"
+                    )
+                }
             }
         }
-    }
+    })
 }

@@ -60,3 +60,54 @@ fn empty_strided_half_sum_still_hangs_sometimes() {
          reports/upstream/empty-strided-reduce-hang.md"
     );
 }
+
+/// A function exported and imported on one thread, then called and evaluated on another, all
+/// on the CPU: this thread makes the process's first CPU stream, the other its own.
+#[test]
+#[ignore = "run in a child process by imported_functions_run_only_on_the_first_streams_thread"]
+fn import_on_a_second_thread() {
+    if std::env::var_os("MLX_TESTS_UPSTREAM_CHILD").is_none() {
+        return;
+    }
+    mlx_tests::on_cpu();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("double.mlxfn");
+    let double = |args: &[mlx::Array]| Ok(vec![args[0].add(&args[0])?]);
+    let x = mlx::Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+    mlx::export::export_function(&path, double, &[&x], false).unwrap();
+    let here = mlx::export::import_function(&path).unwrap().call(&[&x]).unwrap();
+    assert_eq!(here[0].to_vec::<f32>().unwrap(), [2.0, 4.0]);
+    let there = std::thread::spawn(move || {
+        mlx_tests::on_cpu();
+        let x = mlx::Array::from_slice(&[1.0f32, 2.0], &[2]).unwrap();
+        x.eval().unwrap();
+        let out = mlx::export::import_function(&path).unwrap().call(&[&x]).unwrap();
+        mlx::eval(&out).map(|()| out[0].to_vec::<f32>().unwrap())
+    })
+    .join()
+    .unwrap();
+    let message = there.expect_err("the second thread evaluated the imported function").to_string();
+    assert!(message.contains("no Stream(cpu"), "{message}");
+}
+
+/// reports/upstream/import-function-first-stream.md: `import_function` binds imported ops to
+/// the first stream of their device in the process (`resolve_stream` in mlx/export.cpp), not
+/// the calling thread's, and v0.32's streams belong to the thread that made them. So tests that
+/// import run their MLX work on one thread (`mlx_tests::on_mlx_thread`).
+#[test]
+fn imported_functions_run_only_on_the_first_streams_thread() {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", "import_on_a_second_thread", "--test-threads", "1"])
+        .env("MLX_TESTS_UPSTREAM_CHILD", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("running this test binary again");
+    let status = child.wait().unwrap();
+    assert!(
+        status.success(),
+        "an imported function ran on a thread that did not make the first CPU stream: this MLX \
+         fixed import_function's stream; drop mlx_tests::on_mlx_thread and retire \
+         reports/upstream/import-function-first-stream.md"
+    );
+}

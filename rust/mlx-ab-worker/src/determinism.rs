@@ -17,7 +17,7 @@ pub fn main(args: DeterminismArgs) -> Result<ExitCode, String> {
     let device = device::select(args.device)?;
     let model = mlx_model::Model::load(&args.model)
         .map_err(|e| format!("loading model {}: {e}", args.model.display()))?;
-    let comparison = mlx_model::trace::determinism(
+    let comparison = mlx_model::determinism::run(
         &model,
         &args.tokens,
         args.repeats,

@@ -22,6 +22,7 @@
 
 mod attention;
 mod cache;
+pub mod determinism;
 mod error;
 mod generate;
 mod layers;

@@ -1,10 +1,12 @@
-//! Taps (`mlx_model::trace`) on synthetic checkpoints: tracing changes no output, a repeated
-//! run on the CPU is bit-identical at every tap, and a changed input is found at its first tap.
+//! Taps (`mlx_model::trace`) and repeat runs (`mlx_model::determinism`) on synthetic
+//! checkpoints: tracing changes no output, a repeated run on the CPU is bit-identical at every
+//! tap, and a changed input is found at its first tap.
 
 mod common;
 
 use common::synthetic;
-use mlx_model::trace::{self, Comparison};
+use mlx_model::determinism::{self, Comparison};
+use mlx_model::trace;
 use mlx_model::{synthetic_prompt, Model};
 
 fn logit_bits(model: &Model, prompt: &[u32], chunk: usize, traced: bool) -> Vec<Vec<u32>> {
@@ -48,7 +50,7 @@ fn a_repeated_run_on_the_cpu_is_identical_at_every_tap() {
     let prompt = synthetic_prompt(model.config().vocab_size, 56, 4);
     // Chunks of 40 and 16 tokens: the MoE takes its sorted path (80 token-experts), then the
     // unsorted one, as do the two decode steps.
-    let c = trace::determinism(&model, &prompt, 3, 40, 2).unwrap();
+    let c = determinism::run(&model, &prompt, 3, 40, 2).unwrap();
     assert_eq!(c.repeats, 3);
     assert_eq!(c.first_difference(), None, "{}", c.summary());
     assert_eq!(c.summary(), format!("all {} taps bit-identical over 3 repeats", c.taps.len()));
@@ -86,8 +88,8 @@ fn a_changed_input_is_found_at_the_embedding() {
     let prompt = synthetic_prompt(model.config().vocab_size, 20, 4);
     let mut other = prompt.clone();
     other[7] = (other[7] + 1) % 512;
-    let first = trace::record(&model, &prompt, 16, 1, &mut Vec::new()).unwrap();
-    let changed = trace::record(&model, &other, 16, 1, &mut Vec::new()).unwrap();
+    let first = determinism::record(&model, &prompt, 16, 1, &mut Vec::new()).unwrap();
+    let changed = determinism::record(&model, &other, 16, 1, &mut Vec::new()).unwrap();
     let mut c = Comparison::new(&first);
     c.add(&first, &changed).unwrap();
     let t = c.first_difference().unwrap();

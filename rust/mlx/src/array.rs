@@ -183,6 +183,14 @@ impl Array {
         Ok(from_bytes::<T>(&bytes).pop().expect("one element"))
     }
 
+    /// Every element's bytes in row-major order, native byte order, whatever the dtype (bool:
+    /// one byte, 0 or 1); evaluates, views are made contiguous first. For comparing bits.
+    pub fn to_bytes(&self) -> Result<Vec<u8>> {
+        let mut bytes = vec![0u8; self.size() * self.itemsize()];
+        sys::array_copy_to(&self.inner, &mut bytes)?;
+        Ok(bytes)
+    }
+
     /// All elements in row-major order (evaluates; views are made contiguous first).
     ///
     /// Errors if `T` is not the array's dtype, or if evaluation fails.

@@ -14,6 +14,14 @@ fn round_trip<T: Element + PartialEq + std::fmt::Debug>(data: &[T]) {
     assert_eq!(a.itemsize(), T::DTYPE.size());
     assert_eq!(a.nbytes(), std::mem::size_of_val(data));
     assert_eq!(a.to_vec::<T>().unwrap(), data);
+    if T::DTYPE != Dtype::Bool {
+        // to_bytes: the same elements as raw native-order bytes (bools: the test below).
+        // SAFETY: non-bool elements are plain data; the view covers exactly the slice.
+        let raw = unsafe {
+            std::slice::from_raw_parts(data.as_ptr().cast::<u8>(), std::mem::size_of_val(data))
+        };
+        assert_eq!(a.to_bytes().unwrap(), raw);
+    }
 }
 
 #[test]
@@ -58,6 +66,22 @@ fn float_special_values_are_bit_exact() {
         back.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
         bf16s.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
     );
+}
+
+/// to_bytes: a bool is one byte, a view gives its row-major copy's bytes, an empty array none,
+/// a NaN its payload.
+#[test]
+fn to_bytes_of_bools_views_empty_arrays_and_nan_payloads() {
+    let bools = Array::from_slice(&[true, false, true], &[3]).unwrap();
+    assert_eq!(bools.to_bytes().unwrap(), [1, 0, 1]);
+    let a = Array::from_slice(&[1u16, 2, 3, 4, 5, 6], &[2, 3]).unwrap();
+    let t = mlx::ops::transpose(&a).unwrap();
+    let want: Vec<u8> = [1u16, 4, 2, 5, 3, 6].iter().flat_map(|x| x.to_ne_bytes()).collect();
+    assert_eq!(t.to_bytes().unwrap(), want);
+    assert!(Array::from_slice::<f32>(&[], &[0, 3]).unwrap().to_bytes().unwrap().is_empty());
+    let payload = f32::from_bits(f32::NAN.to_bits() | 1);
+    let b = Array::from_slice(&[payload], &[1]).unwrap().to_bytes().unwrap();
+    assert_eq!(b, payload.to_bits().to_ne_bytes());
 }
 
 #[test]

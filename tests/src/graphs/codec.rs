@@ -13,40 +13,7 @@ pub struct Output {
 
 /// `a` evaluated, as an [`Output`].
 pub fn output(a: &Array) -> Result<Output> {
-    Ok(Output { dtype: a.dtype(), shape: a.shape(), bytes: bytes(a)? })
-}
-
-/// Native-endian element bytes of `a`.
-pub fn bytes(a: &Array) -> Result<Vec<u8>> {
-    macro_rules! plain {
-        ($t:ty) => {
-            a.to_vec::<$t>()?.iter().flat_map(|x| x.to_ne_bytes()).collect()
-        };
-    }
-    Ok(match a.dtype() {
-        Dtype::Bool => a.to_vec::<bool>()?.iter().map(|&x| u8::from(x)).collect(),
-        Dtype::Uint8 => plain!(u8),
-        Dtype::Uint16 => plain!(u16),
-        Dtype::Uint32 => plain!(u32),
-        Dtype::Uint64 => plain!(u64),
-        Dtype::Int8 => plain!(i8),
-        Dtype::Int16 => plain!(i16),
-        Dtype::Int32 => plain!(i32),
-        Dtype::Int64 => plain!(i64),
-        Dtype::Float32 => plain!(f32),
-        Dtype::Float64 => plain!(f64),
-        Dtype::Float16 => {
-            a.to_vec::<half::f16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect()
-        }
-        Dtype::Bfloat16 => {
-            a.to_vec::<half::bf16>()?.iter().flat_map(|x| x.to_bits().to_ne_bytes()).collect()
-        }
-        Dtype::Complex64 => a
-            .to_vec::<mlx::Complex64>()?
-            .iter()
-            .flat_map(|z| z.re.to_ne_bytes().into_iter().chain(z.im.to_ne_bytes()))
-            .collect(),
-    })
+    Ok(Output { dtype: a.dtype(), shape: a.shape(), bytes: a.to_bytes()? })
 }
 
 /// Position of `dtype` in [`Dtype::ALL`] (MLX's order), the dtype's code in [`encode`].

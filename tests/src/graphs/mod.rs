@@ -20,7 +20,7 @@ mod codec;
 mod lifetimes;
 
 pub use build::Kind;
-pub use codec::{bytes, decode, encode, output, Output};
+pub use codec::{decode, encode, output, Output};
 
 use crate::rng::Rng;
 use build::{leaf, shapes, Builder, FLOATS, MAX_ELEMENTS};
