@@ -4,7 +4,7 @@
 use crate::DeviceKind;
 use clap::Args;
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 #[derive(Args, Debug, Clone, PartialEq)]
 pub struct MakeModelArgs {
@@ -53,14 +53,8 @@ pub struct GenerateArgs {
 impl GenerateArgs {
     /// The command line that parses back into these options.
     pub fn to_args(&self) -> Vec<OsString> {
-        let tokens: Vec<String> = self.tokens.iter().map(u32::to_string).collect();
-        let mut args: Vec<OsString> = vec!["--model".into(), self.model.clone().into()];
-        args.extend(["--tokens".into(), tokens.join(",").into()]);
+        let mut args = prompt_args(&self.model, &self.tokens, self.prefill_chunk, self.device);
         args.extend(["--max-tokens".into(), self.max_tokens.to_string().into()]);
-        args.extend(["--prefill-chunk".into(), self.prefill_chunk.to_string().into()]);
-        if let Some(device) = self.device {
-            args.extend(["--device".into(), device.name().into()]);
-        }
         if let Some(json) = &self.json {
             args.extend(["--json".into(), json.into()]);
         }
@@ -91,17 +85,28 @@ pub struct DeterminismArgs {
 impl DeterminismArgs {
     /// The command line that parses back into these options.
     pub fn to_args(&self) -> Vec<OsString> {
-        let tokens: Vec<String> = self.tokens.iter().map(u32::to_string).collect();
-        let mut args: Vec<OsString> = vec!["--model".into(), self.model.clone().into()];
-        args.extend(["--tokens".into(), tokens.join(",").into()]);
+        let mut args = prompt_args(&self.model, &self.tokens, self.prefill_chunk, self.device);
         args.extend(["--repeats".into(), self.repeats.to_string().into()]);
-        args.extend(["--prefill-chunk".into(), self.prefill_chunk.to_string().into()]);
         args.extend(["--decode-steps".into(), self.decode_steps.to_string().into()]);
-        if let Some(device) = self.device {
-            args.extend(["--device".into(), device.name().into()]);
-        }
         args
     }
+}
+
+/// The options `generate` and `determinism` share, as a command line.
+fn prompt_args(
+    model: &Path,
+    tokens: &[u32],
+    prefill_chunk: usize,
+    device: Option<DeviceKind>,
+) -> Vec<OsString> {
+    let tokens: Vec<String> = tokens.iter().map(u32::to_string).collect();
+    let mut args: Vec<OsString> = vec!["--model".into(), model.into()];
+    args.extend(["--tokens".into(), tokens.join(",").into()]);
+    args.extend(["--prefill-chunk".into(), prefill_chunk.to_string().into()]);
+    if let Some(device) = device {
+        args.extend(["--device".into(), device.name().into()]);
+    }
+    args
 }
 
 #[cfg(test)]

@@ -70,15 +70,21 @@ pub fn write_model(worker: &ArmBinary, out: &Path, preset: &str, seed: u64) -> R
 pub fn generate(args: &GenerateCommand) -> Result<ExitCode, String> {
     let mut options = args.options.clone();
     options.model = crate::cache_dir::absolute(options.model)?;
-    let forwarded: Vec<OsString> =
-        std::iter::once("generate".into()).chain(options.to_args()).collect();
-    hand_over(&worker(&args.worker)?, &forwarded)
+    hand_over_command(&args.worker, "generate", options.to_args())
 }
 
 pub fn determinism(args: &DeterminismCommand) -> Result<ExitCode, String> {
     let mut options = args.options.clone();
     options.model = crate::cache_dir::absolute(options.model)?;
-    let forwarded: Vec<OsString> =
-        std::iter::once("determinism".into()).chain(options.to_args()).collect();
-    hand_over(&worker(&args.worker)?, &forwarded)
+    hand_over_command(&args.worker, "determinism", options.to_args())
+}
+
+/// The worker's `command` with `args`, in this process's place.
+fn hand_over_command(
+    choice: &WorkerChoice,
+    command: &str,
+    args: Vec<OsString>,
+) -> Result<ExitCode, String> {
+    let forwarded: Vec<OsString> = std::iter::once(command.into()).chain(args).collect();
+    hand_over(&worker(choice)?, &forwarded)
 }

@@ -29,8 +29,8 @@ fn determinism_is_forwarded_to_the_prebuilt_worker() {
     assert_eq!(
         String::from_utf8_lossy(&output.stdout).trim(),
         format!(
-            "determinism --model {} --tokens 5,6,7 --repeats 4 --prefill-chunk 2048 \
-             --decode-steps 2 --device gpu",
+            "determinism --model {} --tokens 5,6,7 --prefill-chunk 2048 --device gpu \
+             --repeats 4 --decode-steps 2",
             model.display()
         ),
         "{}",
