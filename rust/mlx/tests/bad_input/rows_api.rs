@@ -39,6 +39,7 @@ pub fn rows() -> Vec<Row> {
         "Array::item" => m23().item::<f32>(), ["size 1"];
         "Array::to_vec" => m23().to_vec::<i32>(), ["dtype mismatch", "float32", "int32"];
         "Array::to_vec" => truncated().to_vec::<f32>(), ["unable to read"];
+        "Array::to_bytes" => truncated().to_bytes(), ["unable to read"];
         "Array::try_to_string" => foreign().try_to_string(), ["no stream"];
         "Array::reshape" => m23().reshape(&[4]), ["[reshape]", "size 6"];
         "Array::transpose_axes" => m23().transpose_axes(&[0, 0]), ["[transpose]", "repeat"];
