@@ -1,5 +1,5 @@
-//! The options of the worker's `make-model`, `generate` and `determinism`, parsed by the worker and by the
-//! driver, which hands them on (`to_args`).
+//! The options of the worker's `make-model`, `generate` and `determinism`, parsed by the worker
+//! and by the driver, which hands them on (`to_args`).
 
 use crate::DeviceKind;
 use clap::Args;

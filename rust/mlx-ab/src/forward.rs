@@ -1,6 +1,6 @@
 //! The subcommands the driver hands to one arm's worker (`info`, `make-model`, `generate`,
-//! `determinism`, all of which need MLX): take the prebuilt worker or build that arm's, run it with the arm's
-//! environment, and pass its output and exit status on.
+//! `determinism`, all of which need MLX): take the prebuilt worker or build that arm's, run it
+//! with the arm's environment, and pass its output and exit status on.
 
 use crate::arm::{parse_patch_list, ArmSpec};
 use crate::cargo_build;
