@@ -3,19 +3,31 @@
 //! is there and fail once the linked MLX fixes it, so that the workaround can go. The reports
 //! are in reports/upstream/.
 
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// The ignored test `name` of this binary, started in a child process.
+fn spawn_child(name: &str) -> Child {
+    Command::new(std::env::current_exe().unwrap())
+        .args(["--ignored", "--exact", name, "--test-threads", "1"])
+        .env(CHILD, "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("running this test binary again")
+}
+
+/// Set in the child: the ignored tests do nothing when run any other way.
+const CHILD: &str = "MLX_TESTS_UPSTREAM_CHILD";
+
+fn in_child() -> bool {
+    std::env::var_os(CHILD).is_some()
+}
 
 /// Runs the ignored test `name` of this binary; true if it was still running after `limit`
 /// (then it is killed).
 fn child_hangs(name: &str, limit: Duration) -> bool {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", name, "--test-threads", "1"])
-        .env("MLX_TESTS_UPSTREAM_CHILD", "1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("running this test binary again");
+    let mut child = spawn_child(name);
     let start = Instant::now();
     while start.elapsed() < limit {
         if let Some(status) = child.try_wait().unwrap() {
@@ -33,7 +45,7 @@ fn child_hangs(name: &str, limit: Duration) -> bool {
 #[test]
 #[ignore = "run in a child process by empty_strided_half_sum_still_hangs_sometimes"]
 fn half_sum_of_transposed_empty() {
-    if std::env::var_os("MLX_TESTS_UPSTREAM_CHILD").is_none() {
+    if !in_child() {
         return;
     }
     mlx_tests::on_cpu();
@@ -66,7 +78,7 @@ fn empty_strided_half_sum_still_hangs_sometimes() {
 #[test]
 #[ignore = "run in a child process by imported_functions_run_only_on_the_first_streams_thread"]
 fn import_on_a_second_thread() {
-    if std::env::var_os("MLX_TESTS_UPSTREAM_CHILD").is_none() {
+    if !in_child() {
         return;
     }
     mlx_tests::on_cpu();
@@ -96,14 +108,7 @@ fn import_on_a_second_thread() {
 /// import run their MLX work on one thread (`mlx_tests::on_mlx_thread`).
 #[test]
 fn imported_functions_run_only_on_the_first_streams_thread() {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--ignored", "--exact", "import_on_a_second_thread", "--test-threads", "1"])
-        .env("MLX_TESTS_UPSTREAM_CHILD", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("running this test binary again");
-    let status = child.wait().unwrap();
+    let status = spawn_child("import_on_a_second_thread").wait().unwrap();
     assert!(
         status.success(),
         "an imported function ran on a thread that did not make the first CPU stream: this MLX \
