@@ -198,9 +198,7 @@ impl Array {
         self.check_dtype::<T>()?;
         let n = self.size();
         if T::DTYPE == Dtype::Bool {
-            let mut bytes = vec![0u8; n];
-            sys::array_copy_to(&self.inner, &mut bytes)?;
-            return Ok(from_bytes::<T>(&bytes));
+            return Ok(from_bytes::<T>(&self.to_bytes()?));
         }
         let mut out = vec![T::default(); n];
         // SAFETY: non-bool Element types are plain data for which every bit pattern is valid;
