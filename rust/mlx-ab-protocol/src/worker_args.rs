@@ -48,6 +48,10 @@ pub struct GenerateArgs {
     /// Also write the result as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Split the decode time into graph building, MLX's submission, waiting and reading back
+    /// (steps evaluated with `async_eval`, so not comparable with a run without this).
+    #[arg(long)]
+    pub decode_phases: bool,
 }
 
 impl GenerateArgs {
@@ -57,6 +61,9 @@ impl GenerateArgs {
         args.extend(["--max-tokens".into(), self.max_tokens.to_string().into()]);
         if let Some(json) = &self.json {
             args.extend(["--json".into(), json.into()]);
+        }
+        if self.decode_phases {
+            args.push("--decode-phases".into());
         }
         args
     }
@@ -157,7 +164,8 @@ mod tests {
 
     #[test]
     fn to_args_parses_back_to_the_same_options() {
-        for (device, json) in [(None, None), (Some(DeviceKind::Gpu), Some(PathBuf::from("o.json")))]
+        for (device, json, decode_phases) in
+            [(None, None, false), (Some(DeviceKind::Gpu), Some(PathBuf::from("o.json")), true)]
         {
             let args = GenerateArgs {
                 model: "m".into(),
@@ -166,6 +174,7 @@ mod tests {
                 prefill_chunk: 7,
                 device,
                 json,
+                decode_phases,
             };
             let line = std::iter::once(OsString::from("x")).chain(args.to_args());
             assert_eq!(Cli::parse_from(line).args, args);

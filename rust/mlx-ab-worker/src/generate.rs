@@ -22,6 +22,9 @@ struct Output {
     prefill_tps: f64,
     decode_tps: f64,
     peak_memory_bytes: u64,
+    /// With `--decode-phases`: where the decode time went.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decode_phases: Option<mlx_model::DecodePhases>,
 }
 
 pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
@@ -36,7 +39,8 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
     let device = device::select(job.device)?;
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
-    let generation = serve::generate(&model, &job)?;
+    let generation = serve::generate(&model, &job, args.decode_phases)?;
+    let decode_phases = generation.decode_phases;
     let logits = protocol::logits_to_bytes(&generation.logits);
     let result = serve::run_result(&model, generation);
     let output = Output {
@@ -51,6 +55,7 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
         prefill_tps: result.prefill_tps,
         decode_tps: result.decode_tps,
         peak_memory_bytes: result.peak_memory_bytes,
+        decode_phases,
     };
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n";
     if let Some(path) = &args.json {

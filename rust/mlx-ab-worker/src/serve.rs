@@ -92,7 +92,7 @@ pub fn run_once(
     job: &Job,
     logits_path: Option<&Path>,
 ) -> Result<RunResult, String> {
-    let generation = generate(model, job)?;
+    let generation = generate(model, job, false)?;
     if let Some(path) = logits_path {
         std::fs::write(path, protocol::logits_to_bytes(&generation.logits))
             .map_err(|e| format!("writing logits {}: {e}", path.display()))?;
@@ -114,8 +114,15 @@ pub fn run_result(model: &mlx_model::Model, generation: mlx_model::Generation) -
     }
 }
 
-pub fn generate(model: &mlx_model::Model, job: &Job) -> Result<mlx_model::Generation, String> {
-    let generation = mlx_model::generate(model, &job.prompt, job.max_tokens, job.prefill_chunk)
+/// One generation of `job`, checked for a logit row per token (`phases`: with its decode time
+/// split, `mlx_model::generate_with_phases`).
+pub fn generate(
+    model: &mlx_model::Model,
+    job: &Job,
+    phases: bool,
+) -> Result<mlx_model::Generation, String> {
+    let run = if phases { mlx_model::generate_with_phases } else { mlx_model::generate };
+    let generation = run(model, &job.prompt, job.max_tokens, job.prefill_chunk)
         .map_err(|e| format!("generation failed: {e}"))?;
     let vocab = model.config().vocab_size;
     if generation.logits.len() != generation.tokens.len()

@@ -3,6 +3,7 @@
 use std::time::Instant;
 
 use mlx::{memory, ops, Array, Dtype};
+use serde::Serialize;
 
 use crate::model::Model;
 use crate::{Error, Result};
@@ -23,6 +24,23 @@ pub struct Generation {
     pub decode_seconds: f64,
     /// MLX's peak of active memory during the call (reset at its start).
     pub peak_memory_bytes: usize,
+    /// Where the decode time went: only from [`generate_with_phases`].
+    pub decode_phases: Option<DecodePhases>,
+}
+
+/// The decode steps' time split into its phases, summed over the steps that `decode_seconds`
+/// covers. Host-bound decoding shows up as `graph + submit` close to the whole; device-bound
+/// as `wait`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct DecodePhases {
+    /// Building each step's lazy graph (the forward pass in Rust, no MLX kernels).
+    pub graph_seconds: f64,
+    /// `async_eval`: MLX's host work for the step (the eval walk, encoding and launching).
+    pub submit_seconds: f64,
+    /// Waiting after that for the step's results.
+    pub wait_seconds: f64,
+    /// Copying the logits and the token to the host.
+    pub readback_seconds: f64,
 }
 
 impl Generation {
@@ -60,6 +78,28 @@ pub fn generate(
     max_tokens: usize,
     prefill_chunk: usize,
 ) -> Result<Generation> {
+    run(model, prompt, max_tokens, prefill_chunk, None)
+}
+
+/// [`generate`], with each decode step's time split into [`DecodePhases`]. Its steps are
+/// evaluated with `async_eval` and then waited for, where [`generate`] calls `eval` once, so its
+/// timings are for finding where the time goes, not for comparing with [`generate`]'s.
+pub fn generate_with_phases(
+    model: &Model,
+    prompt: &[u32],
+    max_tokens: usize,
+    prefill_chunk: usize,
+) -> Result<Generation> {
+    run(model, prompt, max_tokens, prefill_chunk, Some(DecodePhases::default()))
+}
+
+fn run(
+    model: &Model,
+    prompt: &[u32],
+    max_tokens: usize,
+    prefill_chunk: usize,
+    mut phases: Option<DecodePhases>,
+) -> Result<Generation> {
     if prompt.is_empty() {
         return Err(Error::InvalidArgument("the prompt is empty".into()));
     }
@@ -82,23 +122,39 @@ pub fn generate(
     }
     drop(prompt_array);
     let mut input = model.tokens_array(last)?;
-    let mut record = |cache: &mut crate::cache::Cache, input: &Array| -> Result<Array> {
+    let mut record = |cache: &mut crate::cache::Cache,
+                      input: &Array,
+                      phases: Option<&mut DecodePhases>|
+     -> Result<Array> {
+        let start = Instant::now();
         let (l, token) = step(model, input, cache)?;
         let l32 = l.astype(Dtype::Float32)?;
+        let built = Instant::now();
+        if phases.is_some() {
+            mlx::async_eval(&[&l32, &token])?;
+        }
+        let submitted = Instant::now();
         mlx::eval(&[&l32, &token])?;
+        let done = Instant::now();
         logits.push(l32.to_vec::<f32>()?);
         let id = token.item::<u32>()?;
         tokens.push(id);
+        if let Some(p) = phases {
+            p.graph_seconds += (built - start).as_secs_f64();
+            p.submit_seconds += (submitted - built).as_secs_f64();
+            p.wait_seconds += (done - submitted).as_secs_f64();
+            p.readback_seconds += done.elapsed().as_secs_f64();
+        }
         Ok(Array::from_slice(&[id], &[1, 1])?)
     };
     if max_tokens > 0 {
-        input = record(&mut cache, &input)?;
+        input = record(&mut cache, &input, None)?;
     }
     let prefill_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
     for n in 1..max_tokens {
-        input = record(&mut cache, &input)?;
+        input = record(&mut cache, &input, phases.as_mut())?;
         if n % 256 == 0 {
             memory::clear_cache();
         }
@@ -112,5 +168,6 @@ pub fn generate(
         prefill_seconds,
         decode_seconds,
         peak_memory_bytes: memory::peak_memory(),
+        decode_phases: phases,
     })
 }

@@ -4,7 +4,10 @@ mod common;
 
 use common::{synthetic, top2_gap};
 use mlx_model::argmax;
-use mlx_model::{generate, synthetic_prompt, write_synthetic, Error, Generation, Model};
+use mlx_model::{
+    generate, generate_with_phases, synthetic_prompt, write_synthetic, DecodePhases, Error,
+    Generation, Model,
+};
 
 fn bits(g: &Generation) -> Vec<Vec<u32>> {
     g.logits.iter().map(|l| l.iter().map(|x| x.to_bits()).collect()).collect()
@@ -92,6 +95,26 @@ fn chunked_prefill_matches_unchunked_up_to_rounding() {
             }
         }
     }
+}
+
+#[test]
+fn decode_phases_split_the_decode_time_and_change_no_output() {
+    let dir = synthetic("tiny", 14);
+    let model = Model::load(dir.path()).unwrap();
+    let prompt = synthetic_prompt(model.config().vocab_size, 30, 3);
+    let plain = generate(&model, &prompt, 9, 16).unwrap();
+    let timed = generate_with_phases(&model, &prompt, 9, 16).unwrap();
+    assert_eq!(plain.tokens, timed.tokens);
+    assert_eq!(bits(&plain), bits(&timed), "async_eval changed the logits");
+    assert_eq!(plain.decode_phases, None);
+    let p = timed.decode_phases.expect("phases asked for");
+    let parts = [p.graph_seconds, p.submit_seconds, p.wait_seconds, p.readback_seconds];
+    // Each phase of 8 steps takes some time; together they lie inside the decode interval.
+    assert!(parts.iter().all(|&t| t > 0.0), "{p:?}");
+    assert!(parts.iter().sum::<f64>() <= timed.decode_seconds, "{p:?} vs {}", timed.decode_seconds);
+    // With one new token there is no decode step to split.
+    let one = generate_with_phases(&model, &prompt, 1, 16).unwrap();
+    assert_eq!(one.decode_phases, Some(DecodePhases::default()));
 }
 
 #[test]
