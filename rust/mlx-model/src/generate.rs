@@ -36,6 +36,8 @@ pub struct DecodePhases {
     /// Building each step's lazy graph (the forward pass in Rust, no MLX kernels).
     pub graph_seconds: f64,
     /// `async_eval`: MLX's host work for the step (the eval walk, encoding and launching).
+    /// MLX waits there too once too many tasks are in flight (the CPU backend does, with a
+    /// large step), so part of the device's time can land here.
     pub submit_seconds: f64,
     /// Waiting after that for the step's results.
     pub wait_seconds: f64,
