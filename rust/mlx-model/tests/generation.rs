@@ -109,9 +109,11 @@ fn decode_phases_split_the_decode_time_and_change_no_output() {
     assert_eq!(plain.decode_phases, None);
     let p = timed.decode_phases.expect("phases asked for");
     let parts = [p.graph_seconds, p.submit_seconds, p.wait_seconds, p.readback_seconds];
-    // Each phase of 8 steps takes some time; together they lie inside the decode interval.
+    // Each phase of 8 steps takes some time; together they lie inside the decode interval and
+    // cover most of it (outside them: making the next input, a few bookkeeping calls).
     assert!(parts.iter().all(|&t| t > 0.0), "{p:?}");
-    assert!(parts.iter().sum::<f64>() <= timed.decode_seconds, "{p:?} vs {}", timed.decode_seconds);
+    let (sum, whole) = (parts.iter().sum::<f64>(), timed.decode_seconds);
+    assert!(sum <= whole && sum >= 0.5 * whole, "{p:?} vs {whole}");
     // With one new token there is no decode step to split.
     let one = generate_with_phases(&model, &prompt, 1, 16).unwrap();
     assert_eq!(one.decode_phases, Some(DecodePhases::default()));
