@@ -30,8 +30,11 @@ def short_name(name, width=96):
     return head if len(head) <= width else head[: width - 3] + "..."
 
 
+def ms(ks):
+    return sum(t for _, t in ks) / 1e6
+
+
 def summary(short, long, steps):
-    ms = lambda ks: sum(t for _, t in ks) / 1e6  # noqa: E731
     if len(long) <= len(short):
         raise ValueError(f"ncu timed {len(short)} and {len(long)} kernels: no decode step to difference")
     lines = [
