@@ -2,12 +2,16 @@
 //! directly, on a machine without cargo).
 //!
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
+//!     mlx-build pristine-source              the pinned MLX source in the build cache (staged by
+//!                                            any build of mlx-sys without MLX_SRC_DIR)
 //!     mlx-build cmake-flags [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
 //!                           [--sanitize LIST]    LIST: as MLX_SANITIZE (address,undefined | thread)
 
+use mlx_build::cache::Cache;
 use mlx_build::cmake_flags::{definitions, Backend, BuildOptions};
 use mlx_build::sanitize::Sanitize;
 use mlx_build::series;
+use std::path::Path;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,6 +35,20 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .filter(|e| ids.contains(&e.id))
                 .map(|e| dir.join(e.file_name).display().to_string())
                 .collect())
+        }
+        Some((cmd, [])) if cmd == "pristine-source" => {
+            let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mlx-sys/pristine/SOURCE_DIGEST");
+            let digest = std::fs::read_to_string(&file)
+                .map_err(|e| format!("reading {}: {e}", file.display()))?;
+            let cache = Cache::open()?;
+            let dir = cache.staged_source(digest.trim()).ok_or_else(|| {
+                format!(
+                    "the pinned MLX source is not in the build cache {} yet: build mlx-sys once \
+                     (cargo build -p mlx-sys)",
+                    cache.root().display()
+                )
+            })?;
+            Ok(vec![dir.display().to_string()])
         }
         Some((cmd, rest)) if cmd == "cmake-flags" => {
             let mut options = BuildOptions {
@@ -63,7 +81,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             }
             Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
         }
-        _ => Err("usage: mlx-build patches LIST | mlx-build cmake-flags [--cuda] [--arch A] \
+        _ => Err("usage: mlx-build patches LIST | mlx-build pristine-source | \
+                  mlx-build cmake-flags [--cuda] [--arch A] \
                   [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
             .into()),
     }

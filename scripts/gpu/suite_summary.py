@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Summarises MLX's C++ suite runs of scripts/gpu/run (suite-ARM-DEVICE.log/.rc in the folder
 given) as JSON: per arm and device (gpujitN: GPU cases run apart, see run_suite) the cases run, passed and failed with the failing case
-names, and per device the failures of the patched arm that stock does not have."""
+names, and per device the failures of the patched arm that stock does not have; with a second
+argument (the patched arm's SERIES file from scripts/gpu/pack), the patches it ran, by sha256."""
 import json
 import pathlib
 import re
 import sys
-
 
 
 def failing_cases(text):
@@ -42,5 +42,10 @@ for device in sorted({d for arm in runs.values() for d in arm}):
     patched = runs.get("patched", {}).get(device)
     if stock and patched:
         patch_only[device] = sorted(set(patched["failing_cases"]) - set(stock["failing_cases"]))
-json.dump({"runs": runs, "patch_only_failures": patch_only}, sys.stdout, indent=2)
+patches = []
+if len(sys.argv) > 2:
+    for line in pathlib.Path(sys.argv[2]).read_text().splitlines():
+        sha256, name = line.split()
+        patches.append({"name": name, "sha256": sha256})
+json.dump({"patches": patches, "runs": runs, "patch_only_failures": patch_only}, sys.stdout, indent=2)
 print()
