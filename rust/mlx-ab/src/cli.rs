@@ -59,6 +59,10 @@ pub struct WorkerChoice {
 pub struct GenerateCommand {
     #[command(flatten)]
     pub worker: WorkerChoice,
+    /// Run the worker with every setting that makes MLX's CUDA path deterministic (today
+    /// `MLX_CUDA_USE_CUDNN_SDPA=0`: cuDNN's attention off). No effect on the CPU.
+    #[arg(long)]
+    pub deterministic: bool,
     #[command(flatten)]
     pub options: mlx_ab_protocol::GenerateArgs,
 }
@@ -67,6 +71,10 @@ pub struct GenerateCommand {
 pub struct DeterminismCommand {
     #[command(flatten)]
     pub worker: WorkerChoice,
+    /// Run the worker with every setting that makes MLX's CUDA path deterministic (today
+    /// `MLX_CUDA_USE_CUDNN_SDPA=0`: cuDNN's attention off). No effect on the CPU.
+    #[arg(long)]
+    pub deterministic: bool,
     #[command(flatten)]
     pub options: mlx_ab_protocol::DeterminismArgs,
 }
@@ -108,6 +116,12 @@ pub struct RunArgs {
     /// before it is killed and the run stops; 0: no limit.
     #[arg(long, default_value_t = 3600)]
     pub worker_timeout: u64,
+    /// Run both arms with every setting that makes MLX's CUDA path deterministic (today
+    /// `MLX_CUDA_USE_CUDNN_SDPA=0`: cuDNN's attention off), recorded in the report with whether
+    /// each applies (none does on the CPU). Each arm must run at least twice (--pairs + --warmup
+    /// >= 2) so that "identical" rests on both arms reproducing themselves.
+    #[arg(long)]
+    pub deterministic: bool,
     #[command(flatten)]
     pub a: ArmA,
     #[command(flatten)]
@@ -178,5 +192,36 @@ mod tests {
     #[test]
     fn the_command_line_is_well_formed() {
         super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn deterministic_is_a_flag_of_run_generate_and_determinism() {
+        use super::{Cli, Command};
+        use clap::Parser;
+        let parse = |args: &[&str]| Cli::try_parse_from(args).map(|c| c.command);
+        let Ok(Command::Run(run)) = parse(&["mlx-ab", "run", "--deterministic"]) else {
+            panic!("run --deterministic")
+        };
+        assert!(run.deterministic);
+        let Ok(Command::Run(run)) = parse(&["mlx-ab", "run"]) else { panic!("run") };
+        assert!(!run.deterministic);
+        let prompt = ["--model", "m", "--tokens", "1,2"];
+        let generate =
+            [&["mlx-ab", "generate", "--deterministic", "--max-tokens", "2"], &prompt[..]];
+        let Ok(Command::Generate(g)) = parse(&generate.concat()) else { panic!("generate") };
+        assert!(g.deterministic && g.options.max_tokens == 2);
+        let determinism = [&["mlx-ab", "determinism", "--deterministic"], &prompt[..]];
+        let Ok(Command::Determinism(d)) = parse(&determinism.concat()) else {
+            panic!("determinism")
+        };
+        assert!(d.deterministic);
+        let Ok(Command::Determinism(d)) =
+            parse(&[&["mlx-ab", "determinism"], &prompt[..]].concat())
+        else {
+            panic!("determinism without the flag")
+        };
+        assert!(!d.deterministic);
+        // Not an option of the commands that run no model.
+        assert!(parse(&["mlx-ab", "info", "--deterministic"]).is_err());
     }
 }

@@ -178,6 +178,45 @@ pub fn summarize<'a>(comparisons: impl IntoIterator<Item = &'a Comparison>) -> D
     }
 }
 
+/// Where A against B stands next to run-to-run noise, when an arm is not deterministic.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgainstNoise {
+    /// A against B is no further apart than the noisiest arm from itself by every measure
+    /// (largest KL, lowest top-1 agreement, largest |difference|): consistent with the arms
+    /// computing the same thing, not proof of it.
+    Within,
+    /// Further apart by at least one measure: noise does not explain the difference.
+    Beyond,
+    /// No measure is further apart, but a KL is undefined (NaN logits) or there is no noise to
+    /// compare with.
+    Undecided,
+}
+
+/// A against B (`ab`) next to the self-divergence of each arm that did not reproduce itself.
+pub fn against_noise(ab: &DivergenceSummary, noise: &[&DivergenceSummary]) -> AgainstNoise {
+    if noise.is_empty() {
+        return AgainstNoise::Undecided;
+    }
+    let max = |f: fn(&DivergenceSummary) -> f64| noise.iter().map(|s| f(s)).fold(0.0, f64::max);
+    let top1_floor = noise.iter().map(|s| s.top1_agreement_min).fold(1.0, f64::min);
+    let mut beyond =
+        ab.max_abs_logit_diff > max(|s| s.max_abs_logit_diff) || ab.top1_agreement_min < top1_floor;
+    let noise_kl: Option<Vec<f64>> = noise.iter().map(|s| s.kl_max).collect();
+    let kl_known = match (ab.kl_max, noise_kl) {
+        (Some(ab_kl), Some(noise_kl)) => {
+            beyond |= ab_kl > noise_kl.into_iter().fold(0.0, f64::max);
+            true
+        }
+        _ => false,
+    };
+    match (beyond, kl_known) {
+        (true, _) => AgainstNoise::Beyond,
+        (false, true) => AgainstNoise::Within,
+        (false, false) => AgainstNoise::Undecided,
+    }
+}
+
 /// Largest |x - y|; a NaN on one side only, or unequal infinities, count as infinite. Equal
 /// bits (including two identical NaNs) count as 0.
 pub fn max_abs_diff(a: &[f32], b: &[f32]) -> f64 {
@@ -342,6 +381,38 @@ mod tests {
         assert_eq!((empty.compared, empty.kl_mean, empty.top1_agreement_min), (0, None, 1.0));
         let nan = compare(&out(&[0], &[f32::NAN, 0.0], 2), &out(&[0], &[0.0, 0.0], 2)).unwrap();
         assert_eq!(summarize([&same, &nan]).kl_mean, None);
+    }
+
+    #[test]
+    fn a_b_divergence_against_run_to_run_noise() {
+        let summary = |kl: Option<f64>, top1: f64, max_abs: f64| DivergenceSummary {
+            compared: 2,
+            differing: 1,
+            token_identical: 1,
+            kl_mean: kl,
+            kl_max: kl,
+            top1_agreement_mean: top1,
+            top1_agreement_min: top1,
+            max_abs_logit_diff: max_abs,
+        };
+        let noise = summary(Some(1e-3), 0.9, 0.5);
+        let quiet = summary(Some(0.0), 1.0, 0.0);
+        assert_eq!(against_noise(&summary(Some(1e-3), 0.9, 0.5), &[&noise]), AgainstNoise::Within);
+        assert_eq!(against_noise(&quiet, &[&noise]), AgainstNoise::Within);
+        // Each measure alone can put A/B beyond the noise.
+        assert_eq!(against_noise(&summary(Some(2e-3), 0.9, 0.5), &[&noise]), AgainstNoise::Beyond);
+        assert_eq!(against_noise(&summary(Some(1e-3), 0.8, 0.5), &[&noise]), AgainstNoise::Beyond);
+        assert_eq!(against_noise(&summary(Some(1e-3), 0.9, 0.6), &[&noise]), AgainstNoise::Beyond);
+        // The noisiest arm sets the bar.
+        assert_eq!(
+            against_noise(&summary(Some(1e-3), 0.9, 0.5), &[&quiet, &noise]),
+            AgainstNoise::Within
+        );
+        // Undefined KL: within on the others is undecided, beyond on them is still beyond.
+        assert_eq!(against_noise(&summary(None, 0.9, 0.5), &[&noise]), AgainstNoise::Undecided);
+        assert_eq!(against_noise(&quiet, &[&summary(None, 0.9, 0.5)]), AgainstNoise::Undecided);
+        assert_eq!(against_noise(&summary(None, 0.5, 0.5), &[&noise]), AgainstNoise::Beyond);
+        assert_eq!(against_noise(&quiet, &[]), AgainstNoise::Undecided);
     }
 
     #[test]

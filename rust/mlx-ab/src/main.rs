@@ -9,6 +9,7 @@ mod cache_dir;
 mod cargo_build;
 mod cli;
 mod compare;
+mod deterministic;
 mod forward;
 mod gpu_name;
 mod markdown;

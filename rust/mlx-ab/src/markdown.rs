@@ -1,6 +1,6 @@
 //! The Markdown summary of a report, for a pull request description.
 
-use crate::compare::DivergenceSummary;
+use crate::compare::{AgainstNoise, DivergenceSummary};
 use crate::gpu_name::describe_gpu;
 use crate::provenance::Nvidia;
 use crate::report::{ArmReport, Report, Samples, Verdict};
@@ -15,14 +15,19 @@ pub fn render(r: &Report) -> String {
     let steps = r.workload.gen_len;
     let vocab = r.workload.model.vocab_size;
     let device = device_phrase(r);
+    // Every verdict word below follows a field of the JSON report: `verdict`, `exit_status`,
+    // each arm's `self_divergence`, `ab_against_noise`, `provenance.determinism`.
+    let _ =
+        writeln!(md, "Verdict: `{}` (exit status {}).\n", verdict_name(r.verdict), r.exit_status);
+    let determinism = &r.provenance.determinism;
     match r.verdict {
         Verdict::Identical => {
             let _ = writeln!(
                 md,
                 "**Outputs identical** ({device}). Tokens and logits bit-identical in {0}/{0} pairs \
-                 ({steps} steps × {vocab} logits per run); each arm reproduced itself bit for bit in \
-                 every run.\n",
-                r.pairs
+                 ({steps} steps × {vocab} logits per run); {1}.\n",
+                r.pairs,
+                self_reproduction(a, b)
             );
         }
         Verdict::Different => {
@@ -30,11 +35,11 @@ pub fn render(r: &Report) -> String {
             let _ = writeln!(
                 md,
                 "**Outputs differ** ({device}) in {differing}/{} pairs (tokens identical: {}, logits \
-                 bit-identical: {}); each arm reproduced itself bit for bit, so the difference is \
-                 the arms', not noise.",
+                 bit-identical: {}); {}.",
                 r.pairs,
                 yes_no(r.token_identical),
-                yes_no(r.logits_bitwise_identical)
+                yes_no(r.logits_bitwise_identical),
+                self_reproduction(a, b)
             );
             first_divergence(&mut md, r, vocab);
             md.push('\n');
@@ -82,12 +87,20 @@ pub fn render(r: &Report) -> String {
                 ab.compared,
                 divergence_numbers(ab)
             );
-            let _ = writeln!(
-                md,
-                "\nA/B divergence no larger than each arm's run-to-run divergence is consistent with \
-                 the arms computing the same thing.\n"
-            );
+            let _ = writeln!(md, "\n{}\n", against_noise_sentence(r.ab_against_noise));
+            if determinism.deterministic_mode {
+                let _ = writeln!(
+                    md,
+                    "Deterministic mode was on, yet {} did not reproduce {}: a source of \
+                     nondeterminism remains that its settings do not cover.\n",
+                    names.join(" and "),
+                    if names.len() == 1 { "itself" } else { "themselves" }
+                );
+            }
         }
+    }
+    if determinism.deterministic_mode {
+        let _ = writeln!(md, "Deterministic mode {}.\n", determinism.describe());
     }
     let _ = writeln!(md, "| metric | A | B | B/A median [95% CI] | B>A / B<A (sign test p) |");
     let _ = writeln!(md, "|---|---:|---:|---:|---:|");
@@ -130,6 +143,14 @@ pub fn render(r: &Report) -> String {
         p.host.os
     );
     nvidia_line(&mut md, &p.nvidia);
+    let inherited: Vec<String> =
+        p.determinism.environment.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+    let _ = writeln!(
+        md,
+        "- determinism: deterministic mode {}; MLX/cuBLAS/cuDNN variables inherited: {}",
+        p.determinism.describe(),
+        if inherited.is_empty() { "none".into() } else { inherited.join(", ") }
+    );
     let _ = writeln!(md, "- compilers: {}; {}", p.cxx_compiler, p.rustc);
     let _ = writeln!(
         md,
@@ -138,6 +159,59 @@ pub fn render(r: &Report) -> String {
     );
     let _ = writeln!(md, "\n</details>");
     md
+}
+
+/// The verdict as the JSON spells it.
+fn verdict_name(verdict: Verdict) -> String {
+    serde_json::to_value(verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_else(|| format!("{verdict:?}"))
+}
+
+/// What the arms' `self_divergence` says, for the verdicts whose arms differed from nothing of
+/// their own: `each arm reproduced its first run bit for bit (A: 2/2 runs, B: 2/2)`, or which arm
+/// ran once and so was never checked.
+fn self_reproduction(a: &ArmReport, b: &ArmReport) -> String {
+    let unchecked: Vec<&str> = [("A", a), ("B", b)]
+        .into_iter()
+        .filter(|(_, arm)| arm.self_divergence.compared == 0)
+        .map(|(name, _)| name)
+        .collect();
+    if !unchecked.is_empty() {
+        return format!(
+            "arm {} ran only once, so whether it reproduces itself was not checked",
+            unchecked.join(" and arm ")
+        );
+    }
+    let (sa, sb) = (&a.self_divergence, &b.self_divergence);
+    format!(
+        "each arm reproduced its first run bit for bit (A: {}/{} runs, B: {}/{})",
+        sa.compared - sa.differing,
+        sa.compared,
+        sb.compared - sb.differing,
+        sb.compared
+    )
+}
+
+/// The sentence `ab_against_noise` allows; "consistent" only for `within`.
+fn against_noise_sentence(against: Option<AgainstNoise>) -> &'static str {
+    match against {
+        Some(AgainstNoise::Within) => {
+            "A against B is no further apart than the arms' own runs by any measure (largest KL, \
+             lowest top-1 agreement, largest |Δ logit|): consistent with the arms computing the \
+             same thing, not proof of it."
+        }
+        Some(AgainstNoise::Beyond) => {
+            "A against B is further apart than the arms' own runs by at least one measure (largest \
+             KL, lowest top-1 agreement, largest |Δ logit|): run-to-run noise does not explain the \
+             difference."
+        }
+        Some(AgainstNoise::Undecided) | None => {
+            "Whether A against B is further apart than the arms' own runs cannot be told (a KL is \
+             undefined, or no run-to-run difference was recorded)."
+        }
+    }
 }
 
 /// `on gpu (NVIDIA H200 (sm_90, ...))`, `on cpu`, or per arm when they differ.

@@ -1,6 +1,7 @@
 //! Where a result came from: host, compilers, date, this repository's commit. (Each arm's MLX
 //! version, patches and source digest come from the arm's worker itself.)
 
+use crate::deterministic::Determinism;
 use serde::Serialize;
 use std::path::Path;
 use std::process::Command;
@@ -18,6 +19,9 @@ pub struct Provenance {
     pub mlx_ab_version: String,
     /// The NVIDIA GPUs and driver of this host, as `nvidia-smi` reports them.
     pub nvidia: Nvidia,
+    /// Deterministic mode, its knobs and whether they act on the arms' backend, and the
+    /// run-time variables of MLX, cuBLAS and cuDNN the workers inherited.
+    pub determinism: Determinism,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -48,7 +52,7 @@ pub struct Host {
     pub memory_bytes: Option<u64>,
 }
 
-pub fn collect(workspace: Option<&Path>) -> Provenance {
+pub fn collect(workspace: Option<&Path>, determinism: Determinism) -> Provenance {
     Provenance {
         date: rfc3339_utc(std::time::SystemTime::now()),
         host: Host {
@@ -77,6 +81,7 @@ pub fn collect(workspace: Option<&Path>) -> Provenance {
         repo_commit: workspace.map_or_else(|| "unknown".into(), repo_commit),
         mlx_ab_version: env!("CARGO_PKG_VERSION").to_string(),
         nvidia: nvidia(),
+        determinism,
     }
 }
 

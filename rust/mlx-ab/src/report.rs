@@ -2,7 +2,7 @@
 //! verdict and provenance. Written as JSON; `markdown` renders the summary.
 
 use crate::arm::ArmSpec;
-use crate::compare::{Comparison, Divergence, DivergenceSummary};
+use crate::compare::{AgainstNoise, Comparison, Divergence, DivergenceSummary};
 use crate::provenance::Provenance;
 use crate::stats::{median, RatioSummary};
 use crate::workload::Workload;
@@ -25,6 +25,10 @@ pub struct Report {
     pub nondeterministic_arms: Vec<String>,
     /// A vs B over every pair: KL divergence, top-1 agreement, largest logit difference.
     pub ab_divergence: DivergenceSummary,
+    /// Only when `verdict` is `nondeterministic`: `ab_divergence` next to the self-divergence of
+    /// the arms that did not reproduce themselves: `within` (no measure further apart),
+    /// `beyond` (some measure further apart: noise does not explain it) or `undecided`.
+    pub ab_against_noise: Option<AgainstNoise>,
     /// Every pair generated the same tokens in both arms.
     pub token_identical: bool,
     /// Every pair's logits are bit-identical in both arms, at every step.

@@ -6,6 +6,7 @@ use crate::arm::{parse_patch_list, ArmSpec};
 use crate::cargo_build;
 use crate::cli::RunArgs;
 use crate::compare;
+use crate::deterministic::{self, Backend, Determinism};
 use crate::prebuilt::{ArmBinary, Prebuilt};
 use crate::provenance::Provenance;
 use crate::report::{
@@ -26,6 +27,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     if args.pairs == 0 {
         return Err("--pairs must be at least 1".into());
     }
+    check_deterministic_runs(&args)?;
     let spec_a = ArmSpec::new(
         parse_patch_list(&args.a.patches)?,
         args.a.src.clone(),
@@ -88,6 +90,9 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
 
     let mut workload = workload;
     workload.model.dtype = Some(ready_a.model_dtype.clone());
+    // Both arms run on one device (`check_same_footing`), so arm A's says where the knobs act.
+    let backend = Backend::of(ready_a.device, ready_a.info.gpu.as_ref());
+    let determinism = Determinism::new(args.deterministic, Some(backend));
     let report = summarize(
         &Settings { pairs: args.pairs, warmup: args.warmup, bootstrap_seed: args.bootstrap_seed },
         tally,
@@ -97,7 +102,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
             ArmRun { spec: spec_b, binary: binary_b, ready: ready_b },
         ],
         warnings,
-        provenance::collect(cache_dir::workspace().ok().as_deref()),
+        provenance::collect(cache_dir::workspace().ok().as_deref(), determinism),
     )?;
     let markdown = markdown::render(&report);
     let json = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())? + "\n";
@@ -109,6 +114,19 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     write_all_or_none(&reports)?;
     print!("{markdown}");
     Ok(ExitCode::from(report.exit_status))
+}
+
+/// Deterministic mode calls a run identical only when each arm reproduced itself, so each arm
+/// must run at least twice (a warm-up counts).
+fn check_deterministic_runs(args: &RunArgs) -> Result<(), String> {
+    if args.deterministic && args.pairs + args.warmup < 2 {
+        return Err(format!(
+            "--deterministic needs each arm to run at least twice to check it against itself, \
+             but --pairs {} --warmup {} runs it once",
+            args.pairs, args.warmup
+        ));
+    }
+    Ok(())
 }
 
 /// A report path that cannot be written is refused at the start, not after the run.
@@ -166,7 +184,8 @@ fn run_arms(
     run_dir: &Path,
 ) -> Result<(Tally, Ready, Ready), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
-        let env = ptx_cache::worker_env(binaries[i])?;
+        let mut env = ptx_cache::worker_env(binaries[i])?;
+        env.extend(deterministic::env(args.deterministic));
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =
             Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
@@ -318,6 +337,14 @@ pub fn summarize(
         .collect();
     let arms_deterministic = nondeterministic_arms.is_empty();
     let verdict = Verdict::of(token_identical && logits_bitwise_identical, arms_deterministic);
+    let ab_divergence = compare::summarize(&comparisons);
+    let noise: Vec<_> = [&tally.a, &tally.b]
+        .into_iter()
+        .filter(|t| t.first_nondeterministic_run.is_some())
+        .map(|t| compare::summarize(&t.self_comparisons))
+        .collect();
+    let ab_against_noise = (verdict == Verdict::Nondeterministic)
+        .then(|| compare::against_noise(&ab_divergence, &noise.iter().collect::<Vec<_>>()));
     let first_divergence = comparisons.iter().enumerate().find_map(|(pair, c)| {
         c.first_divergence.clone().map(|at| PairDivergence {
             pair,
@@ -364,7 +391,8 @@ pub fn summarize(
         order: schedule::order_string(settings.pairs),
         verdict,
         nondeterministic_arms,
-        ab_divergence: compare::summarize(&comparisons),
+        ab_divergence,
+        ab_against_noise,
         token_identical,
         logits_bitwise_identical,
         arms_deterministic,
@@ -502,13 +530,17 @@ mod tests {
     }
 
     fn report(tally: Tally) -> Report {
+        report_in(tally, Determinism::new(false, Some(Backend::Cpu)))
+    }
+
+    fn report_in(tally: Tally, determinism: Determinism) -> Report {
         summarize(
             &Settings { pairs: 2, warmup: 1, bootstrap_seed: 1 },
             tally,
             workload(),
             [arm_run(), arm_run()],
             vec![],
-            provenance::collect(None),
+            provenance::collect(None, determinism),
         )
         .unwrap()
     }

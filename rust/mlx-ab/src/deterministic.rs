@@ -1,0 +1,272 @@
+//! `--deterministic` (`run`, `generate`, `determinism`): every worker runs with the settings that
+//! make MLX's CUDA path deterministic, and the report records them and whether they apply.
+//!
+//! What MLX v0.32.4 reads from the environment (`mlx/backend/cuda/**`, `mlx/utils.h`,
+//! `mlx/compile.cpp`), and what each does to determinism on CUDA:
+//!
+//! - `MLX_CUDA_USE_CUDNN_SDPA` (default 1): SET to 0. With it on, fp16/bf16 attention goes to
+//!   cuDNN's SDPA, and single-query decode attention over a fixed-size KV cache
+//!   (`use_cudnn_for_decoding`) gave one element of 4,096 one bf16 step apart from bit-identical
+//!   inputs on the H200; with it off, all 7,568 traced arrays of 3 repeats were bit-identical
+//!   (reports/upstream/cuda-sdpa-decode-nondeterminism.md, reports/h200/determinism/). Off,
+//!   attention runs MLX's own kernels (the vector kernels for decode, the explicit chain for
+//!   prefill), whose reduction order is fixed. It costs decode and prefill speed on bf16 models.
+//! - `MLX_USE_CUDA_GRAPHS` (default 1): not set. Graphs replay the same kernels in the same order
+//!   with the same arithmetic; with graphs off the cuDNN decode still differed (same report), so
+//!   they are not a cause, and turning them off would slow every decode step.
+//! - `MLX_ENABLE_TF32` (default 1): not set. TF32 changes the precision of float32 matmuls and
+//!   convolutions, not their run-to-run reproducibility (tensor-core TF32 is as deterministic as
+//!   FP32); both arms use the same value, and changing it would change what is measured.
+//! - cuBLAS: MLX calls cublasLt with one heuristic algorithm per matmul descriptor and a workspace
+//!   it allocates per call, and never uses a cuBLAS handle's default workspace, so
+//!   `CUBLAS_WORKSPACE_CONFIG` (which pins that workspace for multi-stream reproducibility) does
+//!   not apply; NVIDIA documents cuBLAS results as bit-reproducible on one GPU model and toolkit.
+//! - Atomics: MLX's CUDA reductions do not use their `atomic_update`s in v0.32.4; only
+//!   `scatter_add` (float atomicAdd, order-dependent with repeated indices) does, with no switch;
+//!   no forward pass of the models here scatters.
+//! - `MLX_MAX_OPS_PER_BUFFER`, `MLX_MAX_MB_PER_BUFFER`, `MLX_BFS_MAX_WIDTH`, `MLX_DISABLE_COMPILE`:
+//!   not set. They change how work is grouped and submitted, or whether elementwise chains are
+//!   fused by `compile` (deterministic either way), not the order of any reduction.
+//! - cuDNN convolutions pick an engine by heuristic too; no model here has a convolution, and MLX
+//!   has no switch for it.
+//!
+//! Every other knob is recorded as the workers inherit it (`environment`), so a report says what
+//! MLX ran with even where this module does not set it.
+
+use mlx_ab_protocol::DeviceKind;
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+
+/// One environment variable that deterministic mode sets in every worker.
+pub struct Knob {
+    pub name: &'static str,
+    pub value: &'static str,
+    /// What it turns off, for the report.
+    pub effect: &'static str,
+    /// The MLX backend that reads it.
+    pub backend: Backend,
+}
+
+/// The knobs of deterministic mode (see the module comment for those left alone, and why).
+pub const KNOBS: &[Knob] = &[Knob {
+    name: "MLX_CUDA_USE_CUDNN_SDPA",
+    value: "0",
+    effect: "cuDNN's SDPA off: attention runs MLX's own kernels (cuDNN's bf16 decode attention \
+             was seen to differ from run to run)",
+    backend: Backend::Cuda,
+}];
+
+/// Which MLX backend runs an arm's model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    Cpu,
+    Cuda,
+    Metal,
+}
+
+impl Backend {
+    /// From the device an arm ran on and MLX's description of its GPU (CUDA builds report a
+    /// compute capability, Metal builds do not).
+    pub fn of(device: DeviceKind, gpu: Option<&BTreeMap<String, String>>) -> Backend {
+        match device {
+            DeviceKind::Cpu => Backend::Cpu,
+            DeviceKind::Gpu if gpu.is_some_and(|g| g.contains_key("compute_capability_major")) => {
+                Backend::Cuda
+            }
+            DeviceKind::Gpu => Backend::Metal,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Backend::Cpu => "the CPU",
+            Backend::Cuda => "a CUDA GPU",
+            Backend::Metal => "a Metal GPU",
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            Backend::Cpu => "CPU",
+            Backend::Cuda => "CUDA",
+            Backend::Metal => "Metal",
+        }
+    }
+}
+
+/// The variables a worker gets in deterministic mode (none otherwise).
+pub fn env(deterministic: bool) -> Vec<(OsString, OsString)> {
+    if !deterministic {
+        return Vec::new();
+    }
+    KNOBS.iter().map(|k| (k.name.into(), k.value.into())).collect()
+}
+
+/// What the report says about determinism settings (in its provenance).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Determinism {
+    /// `--deterministic` was given: every worker ran with `knobs` set.
+    pub deterministic_mode: bool,
+    /// The backend the arms ran on (`cpu`, `cuda`, `metal`); `None` when not known (a
+    /// forwarded command before its worker runs).
+    pub backend: Option<Backend>,
+    /// The knobs deterministic mode set, each with whether it acts on that backend. Empty when
+    /// the mode is off.
+    pub knobs: Vec<KnobState>,
+    /// Variables of this process's environment that MLX, cuBLAS or cuDNN read at run time, as
+    /// every worker inherited them (before the knobs above, which override them).
+    pub environment: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct KnobState {
+    pub name: String,
+    pub value: String,
+    /// Whether the backend the arms ran on reads this knob; `None` when the backend is not known.
+    pub applies: Option<bool>,
+    /// What it did, or why it did nothing.
+    pub note: String,
+}
+
+impl Determinism {
+    pub fn new(deterministic: bool, backend: Option<Backend>) -> Self {
+        Self::with_environment(deterministic, backend, inherited_environment())
+    }
+
+    fn with_environment(
+        deterministic: bool,
+        backend: Option<Backend>,
+        environment: BTreeMap<String, String>,
+    ) -> Self {
+        let knobs = if deterministic {
+            KNOBS.iter().map(|k| knob_state(k, backend)).collect()
+        } else {
+            Vec::new()
+        };
+        Determinism { deterministic_mode: deterministic, backend, knobs, environment }
+    }
+
+    /// The knobs that acted on the arms' backend.
+    pub fn applied(&self) -> impl Iterator<Item = &KnobState> {
+        self.knobs.iter().filter(|k| k.applies == Some(true))
+    }
+
+    /// One line for the Markdown summary and for a forwarded command's note:
+    /// `MLX_CUDA_USE_CUDNN_SDPA=0 (applies on a CUDA GPU: ...)`, or what did not apply.
+    pub fn describe(&self) -> String {
+        if !self.deterministic_mode {
+            return "off".into();
+        }
+        let knobs: Vec<String> =
+            self.knobs.iter().map(|k| format!("`{}={}` ({})", k.name, k.value, k.note)).collect();
+        format!("on: {}", knobs.join("; "))
+    }
+}
+
+fn knob_state(knob: &Knob, backend: Option<Backend>) -> KnobState {
+    let applies = backend.map(|b| b == knob.backend);
+    let note = match backend {
+        Some(b) if b == knob.backend => format!("applies on {}: {}", b.name(), knob.effect),
+        Some(b) => format!(
+            "set, but does not apply on {}: only MLX's {} backend reads it",
+            b.name(),
+            knob.backend.label()
+        ),
+        None => format!("set; acts only on {}: {}", knob.backend.name(), knob.effect),
+    };
+    KnobState { name: knob.name.into(), value: knob.value.into(), applies, note }
+}
+
+/// Build-time variables of `mlx-sys` (the build key records them) and the harness's own: not
+/// read by MLX at run time.
+const NOT_RUNTIME: &[&str] = &[
+    "MLX_SRC_DIR",
+    "MLX_EXTRA_PATCHES",
+    "MLX_CUDA_ARCHITECTURES",
+    "MLX_CUDA_DEPS_DIR",
+    "MLX_PTX_CACHE_DIR",
+];
+
+/// Whether MLX, cuBLAS or cuDNN may read `name` at run time.
+fn is_runtime_knob(name: &str) -> bool {
+    let prefixed = ["MLX_", "CUBLAS", "CUDNN", "NVIDIA_TF32_OVERRIDE"]
+        .iter()
+        .any(|prefix| name.starts_with(prefix));
+    prefixed && !name.starts_with("MLX_AB_") && !NOT_RUNTIME.contains(&name)
+}
+
+fn inherited_environment() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
+        .filter(|(k, _)| is_runtime_knob(k))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cuda_gpu() -> BTreeMap<String, String> {
+        [("device_name", "NVIDIA H200"), ("compute_capability_major", "9")]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn the_mode_sets_cudnn_sdpa_off_and_nothing_without_it() {
+        assert_eq!(env(true), [(OsString::from("MLX_CUDA_USE_CUDNN_SDPA"), OsString::from("0"))]);
+        assert!(env(false).is_empty());
+    }
+
+    #[test]
+    fn backends_from_device_and_gpu_info() {
+        let metal: BTreeMap<String, String> = [("device_name".into(), "Apple M3".into())].into();
+        assert_eq!(Backend::of(DeviceKind::Gpu, Some(&cuda_gpu())), Backend::Cuda);
+        assert_eq!(Backend::of(DeviceKind::Gpu, Some(&metal)), Backend::Metal);
+        assert_eq!(Backend::of(DeviceKind::Cpu, Some(&cuda_gpu())), Backend::Cpu);
+        assert_eq!(Backend::of(DeviceKind::Cpu, None), Backend::Cpu);
+    }
+
+    #[test]
+    fn a_knob_that_does_not_apply_says_so() {
+        let none = BTreeMap::new();
+        let cpu = Determinism::with_environment(true, Some(Backend::Cpu), none.clone());
+        assert_eq!(cpu.knobs.len(), 1);
+        assert_eq!(cpu.knobs[0].applies, Some(false));
+        assert_eq!(
+            cpu.knobs[0].note,
+            "set, but does not apply on the CPU: only MLX's CUDA backend reads it"
+        );
+        assert_eq!(cpu.applied().count(), 0);
+
+        let cuda = Determinism::with_environment(true, Some(Backend::Cuda), none.clone());
+        assert_eq!(cuda.knobs[0].applies, Some(true));
+        assert!(cuda.knobs[0].note.starts_with("applies on a CUDA GPU: cuDNN's SDPA off"));
+        assert_eq!(cuda.applied().count(), 1);
+        assert!(cuda.describe().starts_with("on: `MLX_CUDA_USE_CUDNN_SDPA=0` (applies on"));
+
+        let unknown = Determinism::with_environment(true, None, none.clone());
+        assert_eq!(unknown.knobs[0].applies, None);
+        assert!(unknown.knobs[0].note.starts_with("set; acts only on a CUDA GPU"));
+
+        let off = Determinism::with_environment(false, Some(Backend::Cuda), none);
+        assert!(off.knobs.is_empty() && !off.deterministic_mode);
+        assert_eq!(off.describe(), "off");
+    }
+
+    #[test]
+    fn runtime_variables_are_recorded_build_ones_are_not() {
+        for name in ["MLX_CUDA_USE_CUDNN_SDPA", "MLX_USE_CUDA_GRAPHS", "MLX_ENABLE_TF32"] {
+            assert!(is_runtime_knob(name), "{name}");
+        }
+        for name in ["CUBLAS_WORKSPACE_CONFIG", "CUDNN_LOGLEVEL_DBG", "NVIDIA_TF32_OVERRIDE"] {
+            assert!(is_runtime_knob(name), "{name}");
+        }
+        for name in ["MLX_SRC_DIR", "MLX_AB_CACHE_DIR", "MLX_PTX_CACHE_DIR", "PATH", "XMLX_A"] {
+            assert!(!is_runtime_knob(name), "{name}");
+        }
+    }
+}
