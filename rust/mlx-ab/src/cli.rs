@@ -40,6 +40,15 @@ pub enum Command {
         #[arg(long, default_value = "all")]
         patches: String,
     },
+    /// Write BENCHMARKS.md from the raw files under reports/ (and their RUNS.json manifests).
+    /// With --check, write nothing: exit 1 when the committed file differs from what they give.
+    Book {
+        #[arg(long)]
+        check: bool,
+        /// Repository root (default: this checkout's).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
 }
 
 /// Which worker a forwarded subcommand runs in: one built here with `--patches`, or a prebuilt

@@ -5,6 +5,9 @@
 //! Errors print one message and exit with status 2; `run` exits 1 when the arms' outputs differ.
 
 mod arm;
+mod book;
+mod book_render;
+mod book_sources;
 mod cache_dir;
 mod cargo_build;
 mod cli;
@@ -38,6 +41,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => forward::generate(&args),
         Command::Determinism(args) => forward::determinism(&args),
         Command::BuildWorker { patches } => build_worker(&patches),
+        Command::Book { check, root } => book::main(root, check),
     };
     match result {
         Ok(code) => code,

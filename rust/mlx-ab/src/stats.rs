@@ -3,7 +3,7 @@
 
 use crate::rng::SplitMix64;
 pub use mlx_workload::median;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Quantile of sorted values by linear interpolation between closest ranks (Hyndman-Fan type 7,
 /// the default of R and NumPy).
@@ -36,7 +36,7 @@ pub fn bootstrap_median_ci(
     Some((quantile_sorted(&medians, tail), quantile_sorted(&medians, 1.0 - tail)))
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SignTest {
     /// Pairs where B/A > 1 (B larger).
     pub greater: usize,
@@ -65,7 +65,7 @@ fn binomial_half_pmf(n: usize, k: usize) -> f64 {
 }
 
 /// Median, 95% bootstrap interval and sign test of one metric's paired ratios.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RatioSummary {
     /// Per-pair B/A, in pair order.
     pub samples: Vec<f64>,

@@ -1,0 +1,517 @@
+//! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
+//! evidence and a verdict, then every raw file's figures grouped by the series they ran.
+
+use crate::book_sources::{E2eRun, OpsRun, Series, Sources};
+use crate::stats::RatioSummary;
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// How a verdict is reached, printed above the table that uses it.
+pub const VERDICT_RULE: &str = "Verdict: **outputs differ** when any of the patch's rows \
+     (op points, or end-to-end runs of the patch alone) has outputs that are not bit-identical \
+     between deterministic arms; else **faster** when at least one row's 95% interval lies above 1 \
+     (named with its machines); else **no gain shown** when rows exist; else **not measured**. \
+     A verdict resting only on older series says so: it describes those patch files, not the \
+     current ones.";
+
+/// One figure a patch can be judged by.
+struct Evidence<'a> {
+    machine: &'a str,
+    ratio: &'a RatioSummary,
+    what: String,
+    path: &'a str,
+    series: &'a Series,
+}
+
+impl Evidence<'_> {
+    fn low(&self) -> f64 {
+        self.ratio.ci95.map_or(f64::NEG_INFINITY, |c| c[0])
+    }
+}
+
+/// `1.952 [1.710, 2.050] (6/0)`, bold when the whole interval lies above 1.
+pub fn ratio(r: &RatioSummary) -> String {
+    let Some(median) = r.median else {
+        return "n/a".into();
+    };
+    let (mut text, above) = match r.ci95 {
+        Some([low, high]) => (format!("{median:.3} [{low:.3}, {high:.3}]"), low > 1.0),
+        None => (format!("{median:.3}"), false),
+    };
+    if above {
+        text = format!("**{text}**");
+    }
+    let t = &r.sign_test;
+    format!("{text} ({}/{})", t.greater, t.less)
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(7)]
+}
+
+/// `2026-12-01 0fe28f5 #1a2b3c4d5e6f`: a row's series, short.
+fn series_cell(s: &Series) -> String {
+    match &s.commit {
+        Some(c) => format!("{} {} #{}", s.day(), short(c), s.digest()),
+        None => format!("current #{}", s.digest()),
+    }
+}
+
+fn link(path: &str) -> String {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    format!("[`{name}`]({path})")
+}
+
+/// Is this patch's file at the row's commit the file now?
+fn same_file(row: &Series, current: &Series, id: &str) -> &'static str {
+    match (row.patch(id), current.patch(id)) {
+        (Some(then), Some(now)) if then.sha256 == now.sha256 => "patch file as now",
+        (Some(_), _) => "patch file changed since",
+        (None, _) => "its change was in another patch then",
+    }
+}
+
+fn e2e_alone(run: &E2eRun, id: &str) -> bool {
+    run.a_patches.is_empty() && run.b_patches.len() == 1 && run.b_patches[0] == id
+}
+
+fn e2e_whole(run: &E2eRun) -> bool {
+    run.a_patches.is_empty() && run.b_patches == run.source.series.ids()
+}
+
+fn workload(run: &E2eRun) -> String {
+    let chunk = if run.prefill_chunk >= run.prompt_len {
+        String::new()
+    } else {
+        format!(" in chunks of {}", run.prefill_chunk)
+    };
+    format!(
+        "`{}`, prompt {}{chunk}, {} new tokens, {} pairs",
+        run.preset, run.prompt_len, run.gen_len, run.pairs
+    )
+}
+
+fn outputs(run: &E2eRun) -> String {
+    match run.verdict.as_str() {
+        "identical" => format!("bit-identical {0}/{0}", run.pairs),
+        "different" => "**outputs differ**".into(),
+        "nondeterministic" => "not comparable: an arm nondeterministic".into(),
+        other => other.into(),
+    }
+}
+
+/// A run's prefill and decode figures, or only `phase`'s.
+fn e2e_evidence<'a>(run: &'a E2eRun, phase: Option<&str>, out: &mut Vec<Evidence<'a>>) {
+    for (metric, r) in [("prefill", &run.prefill), ("decode", &run.decode)] {
+        if phase.is_some_and(|p| p != metric) {
+            continue;
+        }
+        out.push(Evidence {
+            machine: &run.source.machine,
+            ratio: r,
+            what: format!("{metric}, `{}` {} tokens", run.preset, run.prompt_len),
+            path: &run.source.path,
+            series: &run.source.series,
+        });
+    }
+}
+
+fn op_evidence<'a>(run: &'a OpsRun, out: &mut Vec<Evidence<'a>>) {
+    for p in &run.points {
+        out.push(Evidence {
+            machine: &run.source.machine,
+            ratio: &p.ratio,
+            what: format!("`{}`", p.args),
+            path: &run.source.path,
+            series: &run.source.series,
+        });
+    }
+}
+
+fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<&str>) -> String {
+    let best = evidence.iter().filter(|e| e.machine == machine).max_by(|a, b| {
+        a.low()
+            .total_cmp(&b.low())
+            .then(a.ratio.median.unwrap_or(0.0).total_cmp(&b.ratio.median.unwrap_or(0.0)))
+    });
+    match best {
+        None => "not run".into(),
+        Some(e) => {
+            let file =
+                id.map(|id| format!("; {}", same_file(e.series, current, id))).unwrap_or_default();
+            format!(
+                "{} {}; {}, {}{file}",
+                ratio(e.ratio),
+                e.what,
+                link(e.path),
+                series_cell(e.series)
+            )
+        }
+    }
+}
+
+fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
+    if differ {
+        return "**outputs differ**".into();
+    }
+    if evidence.is_empty() {
+        return "not measured".into();
+    }
+    let faster: BTreeSet<&str> =
+        evidence.iter().filter(|e| e.low() > 1.0).map(|e| e.machine).collect();
+    let mut text = if faster.is_empty() {
+        "no gain shown".to_string()
+    } else {
+        format!("faster ({})", faster.into_iter().collect::<Vec<_>>().join(", "))
+    };
+    if !evidence.iter().any(|e| e.series.digest() == current.digest()) {
+        text.push_str("; older series only");
+    }
+    text
+}
+
+/// `op points 45/45 bit-identical; runs 9/9 bit-identical, 6 not comparable`.
+fn identity(points: (usize, usize), runs: &[&E2eRun]) -> String {
+    let mut parts = Vec::new();
+    if points.1 > 0 {
+        parts.push(format!("op points {}/{} bit-identical", points.0, points.1));
+    }
+    if !runs.is_empty() {
+        let identical = runs.iter().filter(|r| r.verdict == "identical").count();
+        let comparable = runs.iter().filter(|r| r.verdict != "nondeterministic").count();
+        let mut text = format!("end to end {identical}/{comparable} bit-identical");
+        if comparable < runs.len() {
+            let _ = write!(
+                text,
+                ", {} not comparable (an arm nondeterministic)",
+                runs.len() - comparable
+            );
+        }
+        parts.push(text);
+    }
+    if parts.is_empty() {
+        "not run".into()
+    } else {
+        parts.join("; ")
+    }
+}
+
+fn machines(s: &Sources) -> Vec<String> {
+    let set: BTreeSet<&str> = s
+        .ops
+        .iter()
+        .map(|r| r.source.machine.as_str())
+        .chain(s.e2e.iter().map(|r| r.source.machine.as_str()))
+        .collect();
+    set.into_iter().map(String::from).collect()
+}
+
+fn per_patch(md: &mut String, s: &Sources) {
+    let machines = machines(s);
+    let _ = writeln!(md, "## Per patch\n");
+    let _ = writeln!(
+        md,
+        "Each patch's best figure per machine: the row whose 95% interval has the highest low end \
+         (stock/patched, or B/A tokens per second: above 1, the patch is faster). Op level: the \
+         `scripts/op_ab.py` points of the ops the patch changes on that machine (the manifests' \
+         `measures`). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \
+         (`reports/series.json`'s `end_to_end_phase`: decode for eval-walk, prefill for the \
+         others; the other phase's figure is in the tables below). Each names its \
+         raw file and series, and whether the patch's file there is its file now.\n"
+    );
+    let _ = writeln!(md, "{VERDICT_RULE}\n");
+    let mut header = String::from("| patch | what it changes |");
+    let mut rule = String::from("|---|---|");
+    for level in ["op level", "end to end"] {
+        for m in &machines {
+            let _ = write!(header, " {level}, {m} |");
+            rule.push_str("---|");
+        }
+    }
+    let _ = writeln!(md, "{header} bit identity | not run | verdict |\n{rule}---|---|---|");
+    for patch in &s.current.patches {
+        let id = patch.id();
+        let ops: Vec<&OpsRun> =
+            s.ops.iter().filter(|r| r.measures.as_deref() == Some(id)).collect();
+        let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_alone(r, id)).collect();
+        let mut op_ev = Vec::new();
+        ops.iter().for_each(|r| op_evidence(r, &mut op_ev));
+        let mut run_ev = Vec::new();
+        let phase = s.phases.get(id).map(String::as_str);
+        runs.iter().for_each(|r| e2e_evidence(r, phase, &mut run_ev));
+        let points = ops.iter().flat_map(|r| &r.points);
+        let identical = points.clone().filter(|p| p.identical).count();
+        let total = points.count();
+        let differ = identical < total || runs.iter().any(|r| r.verdict == "different");
+        let mut row = format!("| `{}` | {} |", patch.name, s.subjects[id]);
+        let mut not_run = vec!["Metal (no Apple hardware)".to_string()];
+        for (level, ev) in [("op level", &op_ev), ("end to end", &run_ev)] {
+            for m in &machines {
+                let cell = best_cell(ev, m, &s.current, Some(id));
+                if cell == "not run" {
+                    not_run.push(format!("{level} on {m}"));
+                }
+                let _ = write!(row, " {cell} |");
+            }
+        }
+        let all: Vec<Evidence> = op_ev.into_iter().chain(run_ev).collect();
+        if !all.iter().any(|e| e.series.digest() == s.current.digest()) {
+            not_run.push("anything on the current series".into());
+        }
+        let _ = writeln!(
+            md,
+            "{row} {} | {} | {} |",
+            identity((identical, total), &runs),
+            not_run.join("; "),
+            verdict(&all, differ, &s.current)
+        );
+    }
+    // The series as a whole: its end-to-end runs with every patch of their series.
+    let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_whole(r)).collect();
+    let mut ev = Vec::new();
+    runs.iter().for_each(|r| e2e_evidence(r, None, &mut ev));
+    let mut row = String::from("| all patches of a series | the whole series together |");
+    let mut not_run = vec!["Metal (no Apple hardware)".to_string()];
+    for m in &machines {
+        let _ = write!(row, " (per patch) |");
+        let _ = m;
+    }
+    for m in &machines {
+        let cell = best_cell(&ev, m, &s.current, None);
+        if cell == "not run" {
+            not_run.push(format!("end to end on {m}"));
+        }
+        let _ = write!(row, " {cell} |");
+    }
+    if !ev.iter().any(|e| e.series.digest() == s.current.digest()) {
+        not_run.push("anything on the current series".into());
+    }
+    let differ = runs.iter().any(|r| r.verdict == "different");
+    let _ = writeln!(
+        md,
+        "{row} {} | {} | {} |\n",
+        identity((0, 0), &runs),
+        not_run.join("; "),
+        verdict(&ev, differ, &s.current)
+    );
+}
+
+/// Every series a row names, current first, then newest first; commits sharing patch files
+/// share a series.
+fn series_groups(s: &Sources) -> Vec<(String, Vec<Series>)> {
+    let mut all: Vec<&Series> = s
+        .e2e
+        .iter()
+        .map(|r| &r.source.series)
+        .chain(s.ops.iter().map(|r| &r.source.series))
+        .collect();
+    all.sort_by(|a, b| b.date.cmp(&a.date).then(a.commit.cmp(&b.commit)));
+    let mut groups: Vec<(String, Vec<Series>)> = Vec::new();
+    for series in all {
+        let digest = series.digest();
+        match groups.iter_mut().find(|(d, _)| *d == digest) {
+            Some((_, members)) => {
+                if !members.contains(series) {
+                    members.push(series.clone());
+                }
+            }
+            None => groups.push((digest, vec![series.clone()])),
+        }
+    }
+    let current = s.current.digest();
+    groups.sort_by_key(|(d, _)| *d != current);
+    groups
+}
+
+fn group_heading(md: &mut String, level: &str, digest: &str, members: &[Series], current: &Series) {
+    let commits: Vec<String> = members
+        .iter()
+        .map(|m| format!("{} ({})", short(m.commit.as_deref().unwrap_or("now")), m.day()))
+        .collect();
+    let state = if digest == current.digest() { "current series" } else { "archive" };
+    let _ = writeln!(
+        md,
+        "{level} Series {digest} ({state}): the patch files of commit {}\n",
+        commits.join(", ")
+    );
+    let files: Vec<String> =
+        members[0].patches.iter().map(|p| format!("`{}` {}", p.name, &p.sha256[..12])).collect();
+    let _ = writeln!(md, "Patch files (sha256, first 12 digits): {}.\n", files.join(", "));
+}
+
+fn e2e_section(md: &mut String, s: &Sources) {
+    let _ = writeln!(md, "## End to end: `mlx-ab run`\n");
+    let _ = writeln!(
+        md,
+        "Stock (A) against B, interleaved pairs; B/A per pair, median [95% percentile bootstrap \
+         of the median] (pairs B above / below A). Tokens per second: above 1, B is faster. Peak \
+         memory: above 1, B uses more. Bold: the whole interval above 1.\n"
+    );
+    for (digest, members) in series_groups(s) {
+        let runs: Vec<&E2eRun> =
+            s.e2e.iter().filter(|r| r.source.series.digest() == digest).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        group_heading(md, "###", &digest, &members, &s.current);
+        let _ = writeln!(
+            md,
+            "| raw file | date | machine | series | device | B | workload | outputs | prefill B/A | decode B/A | peak memory B/A |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---|---|---|---|");
+        let mut runs = runs;
+        runs.sort_by(|a, b| {
+            b.source.date.cmp(&a.source.date).then(a.source.path.cmp(&b.source.path))
+        });
+        for r in runs {
+            let b = if e2e_whole(r) {
+                format!("all {} patches", r.b_patches.len())
+            } else {
+                r.b_patches.join(", ")
+            };
+            let memory = r.memory.median.map_or("n/a".into(), |m| format!("{m:.3}"));
+            let _ = writeln!(
+                md,
+                "| {} | {} | {} | {} | {} | {b} | {} | {} | {} | {} | {memory} |",
+                link(&r.source.path),
+                r.source.date,
+                r.source.machine,
+                series_cell(&r.source.series),
+                r.device,
+                workload(r),
+                outputs(r),
+                ratio(&r.prefill),
+                ratio(&r.decode),
+            );
+        }
+        md.push('\n');
+        notes(
+            md,
+            runs_notes(
+                s.e2e
+                    .iter()
+                    .filter(|r| r.source.series.digest() == digest)
+                    .map(|r| (&r.source.path, &r.source.note)),
+            ),
+        );
+    }
+}
+
+fn runs_notes<'a>(
+    items: impl Iterator<Item = (&'a String, &'a Option<String>)>,
+) -> Vec<(String, String)> {
+    items.filter_map(|(p, n)| n.as_ref().map(|n| (p.clone(), n.clone()))).collect()
+}
+
+fn notes(md: &mut String, notes: Vec<(String, String)>) {
+    for (path, note) in &notes {
+        let _ = writeln!(md, "- {}: {note}", link(path));
+    }
+    if !notes.is_empty() {
+        md.push('\n');
+    }
+}
+
+fn ops_section(md: &mut String, s: &Sources) {
+    let _ = writeln!(md, "## Single ops: `scripts/op_ab.py`\n");
+    let _ = writeln!(
+        md,
+        "Stock (A) against B, one worker process per build, ABBA pairs; stock time / B time, \
+         median [95% bootstrap] (pairs B faster / A faster): above 1, B is faster. Times: medians \
+         in milliseconds. Bits: the outputs of both builds compared bit for bit at that point. \
+         Non-square attention points (queries != keys) are marked.\n"
+    );
+    for (digest, members) in series_groups(s) {
+        let mut runs: Vec<&OpsRun> =
+            s.ops.iter().filter(|r| r.source.series.digest() == digest).collect();
+        if runs.is_empty() {
+            continue;
+        }
+        group_heading(md, "###", &digest, &members, &s.current);
+        runs.sort_by(|a, b| {
+            a.source.machine.cmp(&b.source.machine).then(a.source.path.cmp(&b.source.path))
+        });
+        let _ = writeln!(
+            md,
+            "| raw file | date | machine | series | B (measures) | point | stock ms | B ms | stock/B | bits |"
+        );
+        let _ = writeln!(md, "|---|---|---|---|---|---|---:|---:|---|---|");
+        for r in &runs {
+            let b = if r.b_patches == r.source.series.ids() {
+                format!("all {} patches", r.b_patches.len())
+            } else {
+                r.b_patches.join(", ")
+            };
+            let measures = r.measures.as_deref().unwrap_or("none: a control");
+            for p in &r.points {
+                let shape = if p.non_square() { " (non-square)" } else { "" };
+                let _ = writeln!(
+                    md,
+                    "| {} | {} | {} | {} | {b} ({measures}) | `{}`{shape} | {:.3} | {:.3} | {} | {} |",
+                    link(&r.source.path),
+                    r.source.date,
+                    r.source.machine,
+                    series_cell(&r.source.series),
+                    p.args,
+                    p.a_seconds * 1e3,
+                    p.b_seconds * 1e3,
+                    ratio(&p.ratio),
+                    if p.identical { "equal" } else { "**differ**" },
+                );
+            }
+        }
+        md.push('\n');
+        notes(md, runs_notes(runs.iter().map(|r| (&r.source.path, &r.source.note))));
+    }
+}
+
+pub fn render(s: &Sources) -> String {
+    let mut md = String::new();
+    let _ = writeln!(md, "# Benchmarks\n");
+    let _ = writeln!(
+        md,
+        "Generated by `cargo run -p mlx-ab -- book` from the raw files under `reports/`, each \
+         folder's `RUNS.json` (which commit's patch files each raw file ran, on which machine) \
+         and `reports/series.json` (the patch files of each such commit, with their sha256). Do \
+         not edit it by hand: `mlx-ab book --check` (in `scripts/test-all`) fails when it differs \
+         from what those files give. The analysis behind the figures (why, what bounds them) is in \
+         `reports/h200/README.md` and the patches' messages.\n"
+    );
+    let current = &s.current;
+    let _ = writeln!(md, "## The current series: {}\n", current.digest());
+    let _ = writeln!(
+        md,
+        "`patches/series` with each file as it is now. A series is named by the first 12 hex \
+         digits of `cd patches && sha256sum $(cat series) | sha256sum`, and each row below by the \
+         date and commit of the patch files it ran and that digest.\n"
+    );
+    let _ = writeln!(md, "| patch | sha256 | what it changes |\n|---|---|---|");
+    for p in &current.patches {
+        let _ = writeln!(md, "| `{}` | `{}` | {} |", p.name, &p.sha256[..12], s.subjects[p.id()]);
+    }
+    md.push('\n');
+    let total = s.e2e.len() + s.ops.len();
+    let on_current = s
+        .e2e
+        .iter()
+        .map(|r| &r.source.series)
+        .chain(s.ops.iter().map(|r| &r.source.series))
+        .filter(|x| x.digest() == current.digest())
+        .count();
+    if on_current == 0 {
+        let _ = writeln!(
+            md,
+            "**None of the {total} raw files below ran the current series.** Every figure is from \
+             an older series (archive sections, labelled by series): it describes those patch \
+             files, which may differ from the current ones.\n"
+        );
+    } else {
+        let _ =
+            writeln!(md, "{on_current} of the {total} raw files below ran the current series.\n");
+    }
+    per_patch(&mut md, s);
+    e2e_section(&mut md, s);
+    ops_section(&mut md, s);
+    let _ = writeln!(md, "## Metal\n\nNot run: no Apple hardware.");
+    md
+}

@@ -1,0 +1,532 @@
+//! What the benchmark book is made of: the series (patch file names and their sha256) that each
+//! raw file under `reports/` ran, read from the folder manifests (`RUNS.json`) and
+//! `reports/series.json`, and the raw files themselves (`mlx-ab run` reports, `scripts/op_ab.py`
+//! sweeps), reduced to what the book prints.
+
+use crate::stats::{RatioSummary, SignTest};
+use mlx_build::digest;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// Folders holding `mlx-ab run` reports, relative to the repository root.
+pub const E2E_FOLDERS: &[&str] = &["reports/h200", "reports/h200/e2e"];
+/// Folders holding `scripts/op_ab.py` reports.
+pub const OPS_FOLDERS: &[&str] = &["reports/h200/ops", "reports/cpu/ops"];
+pub const SERIES_FILE: &str = "reports/series.json";
+pub const MANIFEST: &str = "RUNS.json";
+
+/// One patch file of a series.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct PatchFile {
+    pub name: String,
+    pub sha256: String,
+}
+
+impl PatchFile {
+    pub fn id(&self) -> &str {
+        mlx_build::series::id_of(&self.name)
+    }
+}
+
+/// The patch files of `patches/series` at one commit (or in the working tree: `commit` None).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct Series {
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// The commit's time, `2026-12-01T17:25:37Z` (empty for the working tree).
+    pub date: String,
+    pub patches: Vec<PatchFile>,
+}
+
+impl Series {
+    /// The first 12 hex digits of the sha256 of `sha256sum`'s lines for the files in series
+    /// order: `cd patches && sha256sum $(cat series) | sha256sum`.
+    pub fn digest(&self) -> String {
+        let lines: String =
+            self.patches.iter().map(|p| format!("{}  {}\n", p.sha256, p.name)).collect();
+        digest::bytes(lines.as_bytes())[..12].to_string()
+    }
+
+    /// The commit's day, `2026-12-01`.
+    pub fn day(&self) -> &str {
+        &self.date[..self.date.len().min(10)]
+    }
+
+    /// `2026-12-01, commit 0fe28f5, series 1a2b3c4d5e6f`, or `current (patches/ now), ...`.
+    pub fn label(&self) -> String {
+        match &self.commit {
+            Some(commit) => format!(
+                "{}, commit {}, series {}",
+                self.day(),
+                &commit[..commit.len().min(7)],
+                self.digest()
+            ),
+            None => format!("current (patches/ now), series {}", self.digest()),
+        }
+    }
+
+    pub fn patch(&self, id: &str) -> Option<&PatchFile> {
+        self.patches.iter().find(|p| p.id() == id)
+    }
+
+    pub fn ids(&self) -> Vec<String> {
+        self.patches.iter().map(|p| p.id().to_string()).collect()
+    }
+}
+
+/// The series of the working tree: `patches/series` (through `mlx-build`, the one reader of it)
+/// with the sha256 of each patch file as it is now under `root`.
+pub fn current_series(root: &Path) -> Result<Series, String> {
+    let patches = mlx_build::series::entries()
+        .into_iter()
+        .map(|entry| {
+            let path = root.join("patches").join(entry.file_name);
+            let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+            Ok(PatchFile { name: entry.file_name.to_string(), sha256: digest::bytes(&bytes) })
+        })
+        .collect::<Result<Vec<_>, String>>()?;
+    Ok(Series { commit: None, date: String::new(), patches })
+}
+
+/// The patch's `Subject:` line (folded lines joined), without git's `[PATCH]`.
+pub fn patch_subject(text: &str) -> Option<String> {
+    let mut lines = text.lines();
+    let first = lines.find_map(|l| l.strip_prefix("Subject:"))?;
+    let mut subject = first.trim().to_string();
+    for continuation in lines.take_while(|l| l.starts_with(' ') || l.starts_with('\t')) {
+        subject.push(' ');
+        subject.push_str(continuation.trim());
+    }
+    Some(subject.trim_start_matches("[PATCH]").trim().to_string())
+}
+
+#[derive(Deserialize)]
+struct SeriesFile {
+    series: BTreeMap<String, SeriesAtCommit>,
+    /// Patch id -> `prefill` or `decode` (and an `about`).
+    end_to_end_phase: BTreeMap<String, String>,
+}
+
+#[derive(Deserialize)]
+struct SeriesAtCommit {
+    date: String,
+    patches: Vec<PatchFile>,
+}
+
+/// `reports/series.json`: the series at every commit a manifest names, and each patch's
+/// end-to-end phase.
+pub fn recorded_series(
+    root: &Path,
+) -> Result<(BTreeMap<String, Series>, BTreeMap<String, String>), String> {
+    let file: SeriesFile = read_json(&root.join(SERIES_FILE))?;
+    let series = file
+        .series
+        .into_iter()
+        .map(|(commit, s)| {
+            (commit.clone(), Series { commit: Some(commit), date: s.date, patches: s.patches })
+        })
+        .collect();
+    Ok((series, file.end_to_end_phase))
+}
+
+/// One raw file's entry in its folder's `RUNS.json`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunEntry {
+    /// The commit whose `patches/` the arms were built from.
+    pub commit: String,
+    pub machine: String,
+    /// Arm B's patches (op sweeps only; `all`: every patch of the commit's series).
+    #[serde(default)]
+    pub b: Option<String>,
+    /// The current patch whose change the file measures (op sweeps only; none: a control).
+    #[serde(default)]
+    pub measures: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Manifest {
+    runs: BTreeMap<String, RunEntry>,
+}
+
+/// A raw file with its manifest entry and series.
+#[derive(Debug, Clone)]
+pub struct Source {
+    /// Relative to the repository root, `/`-separated.
+    pub path: String,
+    pub date: String,
+    pub machine: String,
+    pub series: Series,
+    pub note: Option<String>,
+}
+
+/// An `mlx-ab run` report, as the book reads it (the fields `report::Report` writes).
+#[derive(Debug, Clone)]
+pub struct E2eRun {
+    pub source: Source,
+    pub device: String,
+    /// Arm A's and B's patch ids, as their workers reported them.
+    pub a_patches: Vec<String>,
+    pub b_patches: Vec<String>,
+    pub preset: String,
+    pub prompt_len: u64,
+    pub prefill_chunk: u64,
+    pub gen_len: u64,
+    pub pairs: usize,
+    /// `identical`, `different` or `nondeterministic` (`report::Verdict`).
+    pub verdict: String,
+    pub prefill: RatioSummary,
+    pub decode: RatioSummary,
+    pub memory: RatioSummary,
+}
+
+#[derive(Deserialize)]
+struct E2eJson {
+    pairs: usize,
+    verdict: String,
+    arms: ArmsJson,
+    ratio: RatiosJson,
+    workload: WorkloadJson,
+    provenance: ProvenanceJson,
+}
+
+#[derive(Deserialize)]
+struct ArmsJson {
+    #[serde(rename = "A")]
+    a: ArmJson,
+    #[serde(rename = "B")]
+    b: ArmJson,
+}
+
+#[derive(Deserialize)]
+struct ArmJson {
+    device: String,
+    mlx: MlxJson,
+}
+
+#[derive(Deserialize)]
+struct MlxJson {
+    patches: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct RatiosJson {
+    prefill_tps: RatioSummary,
+    decode_tps: RatioSummary,
+    peak_memory_bytes: RatioSummary,
+}
+
+#[derive(Deserialize)]
+struct WorkloadJson {
+    preset: Option<String>,
+    prompt_len: u64,
+    gen_len: u64,
+    prefill_chunk: u64,
+}
+
+#[derive(Deserialize)]
+struct ProvenanceJson {
+    date: String,
+}
+
+/// A `scripts/op_ab.py` report: A stock, B patched, one point per op and shape.
+#[derive(Debug, Clone)]
+pub struct OpsRun {
+    pub source: Source,
+    /// B's patch ids.
+    pub b_patches: Vec<String>,
+    pub measures: Option<String>,
+    pub points: Vec<OpPoint>,
+}
+
+#[derive(Debug, Clone)]
+pub struct OpPoint {
+    /// `op_ab.py`'s point arguments (`gather_qmm affine4 up 8`).
+    pub args: String,
+    pub op: String,
+    pub a_seconds: f64,
+    pub b_seconds: f64,
+    /// Stock time / patched time per pair: above 1, the patched build is faster.
+    pub ratio: RatioSummary,
+    pub identical: bool,
+}
+
+impl OpPoint {
+    /// Attention points where queries and keys differ in number.
+    pub fn non_square(&self) -> bool {
+        let words: Vec<&str> = self.args.split_whitespace().collect();
+        (self.op == "softmax" || self.op == "sdpa") && words.len() >= 5 && words[3] != words[4]
+    }
+}
+
+#[derive(Deserialize)]
+struct OpsJson {
+    meta: OpsMeta,
+    results: Vec<OpJson>,
+}
+
+#[derive(Deserialize)]
+struct OpsMeta {
+    date: String,
+}
+
+#[derive(Deserialize)]
+struct OpJson {
+    op: String,
+    args: String,
+    a_seconds: f64,
+    b_seconds: f64,
+    ratio: f64,
+    ci: [f64; 2],
+    b_faster: usize,
+    a_faster: usize,
+    p: f64,
+    identical: bool,
+    times: Times,
+}
+
+#[derive(Deserialize)]
+struct Times {
+    a: Vec<f64>,
+    b: Vec<f64>,
+}
+
+impl OpJson {
+    fn point(self) -> OpPoint {
+        let pairs = self.times.a.len().min(self.times.b.len());
+        let samples = self.times.a.iter().zip(&self.times.b).map(|(a, b)| a / b).collect();
+        OpPoint {
+            args: self.args,
+            op: self.op,
+            a_seconds: self.a_seconds,
+            b_seconds: self.b_seconds,
+            ratio: RatioSummary {
+                samples,
+                median: Some(self.ratio),
+                ci95: Some(self.ci),
+                sign_test: SignTest {
+                    greater: self.b_faster,
+                    less: self.a_faster,
+                    ties: pairs.saturating_sub(self.b_faster + self.a_faster),
+                    p_value: self.p,
+                },
+            },
+            identical: self.identical,
+        }
+    }
+}
+
+/// Everything the book shows.
+#[derive(Debug, Clone)]
+pub struct Sources {
+    pub current: Series,
+    /// Each current patch id's `Subject:`.
+    pub subjects: BTreeMap<String, String>,
+    /// Each current patch id's end-to-end phase: `prefill` or `decode`.
+    pub phases: BTreeMap<String, String>,
+    pub e2e: Vec<E2eRun>,
+    pub ops: Vec<OpsRun>,
+}
+
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// The `*.json` raw files of a folder (not its manifest), sorted.
+fn raw_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    Ok(mlx_build::files::sorted_files(dir, "json")?
+        .into_iter()
+        .filter(|p| p.file_name().is_some_and(|n| n != MANIFEST))
+        .collect())
+}
+
+/// A folder's raw files, each with its manifest entry. A raw file the manifest does not name,
+/// or an entry naming no file, is an error: the book shows every raw file, each with its series.
+fn folder(
+    root: &Path,
+    folder: &str,
+    series: &BTreeMap<String, Series>,
+) -> Result<Vec<(PathBuf, RunEntry, Source)>, String> {
+    let dir = root.join(folder);
+    let manifest_path = dir.join(MANIFEST);
+    let manifest: Manifest = read_json(&manifest_path)?;
+    let files = raw_files(&dir)?;
+    let mut out = Vec::new();
+    for file in &files {
+        let name = file.file_name().unwrap().to_string_lossy().to_string();
+        if name.starts_with("mlx-suite") {
+            continue; // MLX's C++ suite, not a benchmark
+        }
+        let Some(entry) = manifest.runs.get(&name) else {
+            return Err(format!(
+                "{folder}/{name} is not in {folder}/{MANIFEST}: add it with the commit its arms \
+                 were built from and the machine"
+            ));
+        };
+        let Some(at) = series.get(&entry.commit) else {
+            return Err(format!(
+                "{folder}/{MANIFEST}: commit {} of {name} has no series in {SERIES_FILE}; add it \
+                 (each patch: git show {}:patches/NAME | sha256sum)",
+                entry.commit, entry.commit
+            ));
+        };
+        let source = Source {
+            path: format!("{folder}/{name}"),
+            date: String::new(),
+            machine: entry.machine.clone(),
+            series: at.clone(),
+            note: entry.note.clone(),
+        };
+        out.push((file.clone(), entry.clone(), source));
+    }
+    for name in manifest.runs.keys() {
+        if !dir.join(name).is_file() {
+            return Err(format!("{folder}/{MANIFEST} names {name}, which is not there"));
+        }
+    }
+    Ok(out)
+}
+
+/// `all` or comma-separated ids, against the series the arm was built from.
+fn resolve_patches(list: &str, series: &Series, context: &str) -> Result<Vec<String>, String> {
+    if list.trim() == "all" {
+        return Ok(series.ids());
+    }
+    let ids: Vec<String> =
+        list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(String::from).collect();
+    if let Some(unknown) = ids.iter().find(|id| series.patch(id).is_none()) {
+        return Err(format!(
+            "{context}: patch `{unknown}` is not in the series of {}",
+            series.label()
+        ));
+    }
+    Ok(ids)
+}
+
+pub fn read(root: &Path) -> Result<Sources, String> {
+    let current = current_series(root)?;
+    let mut subjects = BTreeMap::new();
+    for patch in &current.patches {
+        let path = root.join("patches").join(&patch.name);
+        let text =
+            fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+        let subject =
+            patch_subject(&text).ok_or_else(|| format!("{}: no Subject: line", path.display()))?;
+        subjects.insert(patch.id().to_string(), subject);
+    }
+    let (series, mut phases) = recorded_series(root)?;
+    phases.remove("about");
+    for id in current.ids() {
+        match phases.get(&id).map(String::as_str) {
+            Some("prefill" | "decode") => {}
+            _ => {
+                return Err(format!(
+                    "{SERIES_FILE}: end_to_end_phase has no `prefill` or `decode` for patch `{id}`"
+                ))
+            }
+        }
+    }
+    let mut e2e = Vec::new();
+    for f in E2E_FOLDERS {
+        for (file, entry, mut source) in folder(root, f, &series)? {
+            let json: E2eJson = read_json(&file)?;
+            source.date = json.provenance.date.chars().take(10).collect();
+            for (arm, patches) in [("A", &json.arms.a.mlx.patches), ("B", &json.arms.b.mlx.patches)]
+            {
+                resolve_patches(&patches.join(","), &source.series, &source.path)
+                    .map_err(|e| format!("{e} (arm {arm}); is its commit right?"))?;
+            }
+            if entry.b.is_some() || entry.measures.is_some() {
+                return Err(format!("{}: `b` and `measures` are for op sweeps", source.path));
+            }
+            e2e.push(E2eRun {
+                source,
+                device: json.arms.b.device,
+                a_patches: json.arms.a.mlx.patches,
+                b_patches: json.arms.b.mlx.patches,
+                preset: json.workload.preset.unwrap_or_else(|| "a checkpoint".into()),
+                prompt_len: json.workload.prompt_len,
+                prefill_chunk: json.workload.prefill_chunk,
+                gen_len: json.workload.gen_len,
+                pairs: json.pairs,
+                verdict: json.verdict,
+                prefill: json.ratio.prefill_tps,
+                decode: json.ratio.decode_tps,
+                memory: json.ratio.peak_memory_bytes,
+            });
+        }
+    }
+    let mut ops = Vec::new();
+    for f in OPS_FOLDERS {
+        for (file, entry, mut source) in folder(root, f, &series)? {
+            let json: OpsJson = read_json(&file)?;
+            source.date = json.meta.date.chars().take(10).collect();
+            let b = entry
+                .b
+                .as_deref()
+                .ok_or_else(|| format!("{}: no `b` in its manifest", source.path))?;
+            let b_patches = resolve_patches(b, &source.series, &source.path)?;
+            if let Some(id) = &entry.measures {
+                if current.patch(id).is_none() {
+                    return Err(format!(
+                        "{}: `measures` names `{id}`, not a current patch",
+                        source.path
+                    ));
+                }
+            }
+            ops.push(OpsRun {
+                source,
+                b_patches,
+                measures: entry.measures.clone(),
+                points: json.results.into_iter().map(OpJson::point).collect(),
+            });
+        }
+    }
+    Ok(Sources { current, subjects, phases, e2e, ops })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn subject_unfolds_and_drops_patch_tag() {
+        let text = "From 1 Mon\nSubject: [PATCH] [Metal] gather_qmm_rhs: 32x64 tile\n (transposed)\n\nbody";
+        assert_eq!(patch_subject(text).unwrap(), "[Metal] gather_qmm_rhs: 32x64 tile (transposed)");
+        assert_eq!(patch_subject("no header").as_deref(), None);
+    }
+
+    #[test]
+    fn digest_is_sha256sum_of_sha256sum_lines() {
+        let s = Series {
+            commit: Some("0123456789abcdef".into()),
+            date: "2026-12-01".into(),
+            patches: vec![PatchFile { name: "0001-a.patch".into(), sha256: "ab".into() }],
+        };
+        assert_eq!(s.digest(), digest::bytes(b"ab  0001-a.patch\n")[..12]);
+        assert_eq!(s.label(), format!("2026-12-01, commit 0123456, series {}", s.digest()));
+        let mut other = s.clone();
+        other.patches[0].sha256 = "ac".into();
+        assert_ne!(other.digest(), s.digest());
+    }
+
+    #[test]
+    fn non_square_attention_points() {
+        let point = |op: &str, args: &str| OpPoint {
+            args: args.into(),
+            op: op.into(),
+            a_seconds: 1.0,
+            b_seconds: 1.0,
+            ratio: crate::stats::summarize_ratios(vec![1.0], 1),
+            identical: true,
+        };
+        assert!(point("softmax", "softmax float32 8 512 8192").non_square());
+        assert!(!point("sdpa", "sdpa float32 8 2048 2048").non_square());
+        assert!(!point("gather_qmm", "gather_qmm affine4 up 8").non_square());
+    }
+}
