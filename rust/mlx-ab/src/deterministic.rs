@@ -148,11 +148,6 @@ impl Determinism {
         Determinism { deterministic_mode: deterministic, backend, knobs, environment }
     }
 
-    /// The knobs that acted on the arms' backend.
-    pub fn applied(&self) -> impl Iterator<Item = &KnobState> {
-        self.knobs.iter().filter(|k| k.applies == Some(true))
-    }
-
     /// One line for the Markdown summary and for a forwarded command's note:
     /// `MLX_CUDA_USE_CUDNN_SDPA=0 (applies on a CUDA GPU: ...)`, or what did not apply.
     pub fn describe(&self) -> String {
@@ -240,12 +235,10 @@ mod tests {
             cpu.knobs[0].note,
             "set, but does not apply on the CPU: only MLX's CUDA backend reads it"
         );
-        assert_eq!(cpu.applied().count(), 0);
 
         let cuda = Determinism::with_environment(true, Some(Backend::Cuda), none.clone());
         assert_eq!(cuda.knobs[0].applies, Some(true));
         assert!(cuda.knobs[0].note.starts_with("applies on a CUDA GPU: cuDNN's SDPA off"));
-        assert_eq!(cuda.applied().count(), 1);
         assert!(cuda.describe().starts_with("on: `MLX_CUDA_USE_CUDNN_SDPA=0` (applies on"));
 
         let unknown = Determinism::with_environment(true, None, none.clone());

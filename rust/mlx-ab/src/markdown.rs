@@ -179,8 +179,13 @@ fn self_reproduction(a: &ArmReport, b: &ArmReport) -> String {
         .map(|(name, _)| name)
         .collect();
     if !unchecked.is_empty() {
+        let (verb, object) = if unchecked.len() == 1 {
+            ("it reproduces", "itself")
+        } else {
+            ("they reproduce", "themselves")
+        };
         return format!(
-            "arm {} ran only once, so whether it reproduces itself was not checked",
+            "arm {} ran only once, so whether {verb} {object} was not checked",
             unchecked.join(" and arm ")
         );
     }

@@ -427,6 +427,7 @@ fn unix_seconds() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::AgainstNoise;
     use crate::workload::ModelSummary;
     use mlx_ab_protocol::protocol::RunResult;
     use mlx_ab_protocol::DeviceKind;
@@ -508,9 +509,13 @@ mod tests {
 
     /// Runs the plan (1 warm-up round, `pairs` pairs), taking each arm's outputs in run order.
     fn tally(pairs: usize, a: &[RunOutput], b: &[RunOutput]) -> Tally {
+        tally_with(pairs, 1, a, b)
+    }
+
+    fn tally_with(pairs: usize, warmup: usize, a: &[RunOutput], b: &[RunOutput]) -> Tally {
         let mut tally = Tally::new(pairs);
         let (mut next_a, mut next_b) = (0, 0);
-        for step in schedule::plan(pairs, 1) {
+        for step in schedule::plan(pairs, warmup) {
             let (arm, pair) = match step {
                 Step::Warmup { arm, .. } => (arm, None),
                 Step::Measure { arm, pair } => (arm, Some(pair)),
@@ -616,6 +621,163 @@ mod tests {
         let json: serde_json::Value = serde_json::to_value(&r).unwrap();
         assert_eq!(json["verdict"], "nondeterministic");
         assert_eq!(json["arms"]["B"]["self_divergence"]["differing"], 1);
+    }
+
+    /// What a report's Markdown may say, checked against its JSON: each verdict word there
+    /// must be one the JSON's fields hold.
+    fn check_markdown_follows_json(r: &Report) -> String {
+        let md = markdown::render(r);
+        let json: serde_json::Value = serde_json::to_value(r).unwrap();
+        let verdict = json["verdict"].as_str().unwrap();
+        let exit = json["exit_status"].as_u64().unwrap();
+        assert!(md.contains(&format!("Verdict: `{verdict}` (exit status {exit}).")), "{md}");
+        assert_eq!(
+            md.contains("consistent"),
+            json["ab_against_noise"] == "within",
+            "'consistent' against ab_against_noise = {}:\n{md}",
+            json["ab_against_noise"]
+        );
+        assert_eq!(
+            md.contains("Outputs identical") || md.contains("bit-identical in"),
+            verdict == "identical" && exit == 0 && json["arms_deterministic"] == true,
+            "{md}"
+        );
+        let reproduced = ["A", "B"].iter().all(|arm| {
+            let own = &json["arms"][arm]["self_divergence"];
+            own["differing"] == 0 && own["compared"].as_u64().unwrap() > 0
+        });
+        if md.contains("each arm reproduced") {
+            assert!(reproduced, "{md}");
+        }
+        let mode = &json["provenance"]["determinism"];
+        assert_eq!(md.contains("Deterministic mode on"), mode["deterministic_mode"] == true);
+        md
+    }
+
+    /// The regression: the summary said "consistent" whatever the numbers (and the exit status)
+    /// were. Arm B differs from itself by one bit in one logit, but from A by a token: the JSON
+    /// says `beyond`, so the Markdown must not call it consistent.
+    #[test]
+    fn markdown_never_claims_consistency_the_json_does_not_hold() {
+        let mut other = X;
+        other[6] = 3.5; // step 1 picks token 2
+        let mut other_ulp = other;
+        other_ulp[0] = f32::from_bits(other[0].to_bits() + 1);
+        let b_runs =
+            [output(&[0, 2], &other), output(&[0, 2], &other), output(&[0, 2], &other_ulp)];
+        let beyond = report(tally(2, &[output(&[0, 1], &X)], &b_runs));
+        assert_eq!((beyond.verdict, beyond.exit_status), (Verdict::Nondeterministic, 1));
+        assert_eq!(beyond.ab_against_noise, Some(AgainstNoise::Beyond));
+        let md = check_markdown_follows_json(&beyond);
+        assert!(md.contains("run-to-run noise does not explain the difference"), "{md}");
+
+        // The same arm B against an A it matches but for its noise: within.
+        let within = report(tally(2, &[output(&[0, 2], &other)], &b_runs));
+        assert_eq!(within.ab_against_noise, Some(AgainstNoise::Within));
+        let md = check_markdown_follows_json(&within);
+        assert!(md.contains("consistent with the arms computing the same thing"), "{md}");
+
+        // Deterministic verdicts carry no noise comparison.
+        let mut y = X;
+        y[5] = f32::from_bits(X[5].to_bits() + 1);
+        for (a, b) in [(X, X), (X, y)] {
+            let r = report(tally(2, &[output(&[0, 1], &a)], &[output(&[0, 1], &b)]));
+            assert_eq!(r.ab_against_noise, None);
+            check_markdown_follows_json(&r);
+        }
+    }
+
+    /// Both arms move the same logit in their last run: every pair is bit-identical A against B,
+    /// but neither arm reproduced itself, so the run is not called identical.
+    #[test]
+    fn identical_pairs_from_arms_that_do_not_reproduce_themselves_are_not_identical() {
+        let mut noisy = X;
+        noisy[0] = f32::from_bits(X[0].to_bits() + 1);
+        let runs = [output(&[0, 1], &X), output(&[0, 1], &X), output(&[0, 1], &noisy)];
+        let cuda = Determinism::new(true, Some(Backend::Cuda));
+        let r = report_in(tally(2, &runs, &runs), cuda);
+        assert!(r.token_identical && r.logits_bitwise_identical);
+        assert_eq!((r.verdict, r.exit_status), (Verdict::Nondeterministic, 1));
+        assert_eq!(r.nondeterministic_arms, ["A", "B"]);
+        let md = check_markdown_follows_json(&r);
+        assert!(
+            md.contains(
+                "Deterministic mode was on, yet arm A and arm B did not reproduce themselves"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn deterministic_mode_is_recorded_with_where_its_knobs_act() {
+        let same = [output(&[0, 1], &X)];
+        let cpu = report_in(tally(2, &same, &same), Determinism::new(true, Some(Backend::Cpu)));
+        assert_eq!(cpu.verdict, Verdict::Identical);
+        let json: serde_json::Value = serde_json::to_value(&cpu).unwrap();
+        let mode = &json["provenance"]["determinism"];
+        assert_eq!(mode["deterministic_mode"], true);
+        assert_eq!(mode["backend"], "cpu");
+        assert_eq!(mode["knobs"][0]["name"], "MLX_CUDA_USE_CUDNN_SDPA");
+        assert_eq!(mode["knobs"][0]["value"], "0");
+        assert_eq!(mode["knobs"][0]["applies"], false);
+        let md = check_markdown_follows_json(&cpu);
+        assert!(
+            md.contains(
+                "Deterministic mode on: `MLX_CUDA_USE_CUDNN_SDPA=0` (set, but does not apply on \
+                 the CPU: only MLX's CUDA backend reads it)."
+            ),
+            "{md}"
+        );
+        assert!(md.contains("- determinism: deterministic mode on: `MLX_CUDA"), "{md}");
+
+        let cuda = report_in(tally(2, &same, &same), Determinism::new(true, Some(Backend::Cuda)));
+        let md = check_markdown_follows_json(&cuda);
+        assert!(md.contains("(applies on a CUDA GPU: cuDNN's SDPA off"), "{md}");
+
+        let off = report(tally(2, &same, &same));
+        let json: serde_json::Value = serde_json::to_value(&off).unwrap();
+        assert_eq!(json["provenance"]["determinism"]["deterministic_mode"], false);
+        assert_eq!(json["provenance"]["determinism"]["knobs"], serde_json::json!([]));
+        let md = check_markdown_follows_json(&off);
+        assert!(md.contains("- determinism: deterministic mode off;"), "{md}");
+    }
+
+    /// One run per arm checks nothing against itself: the summary says so instead of claiming
+    /// it reproduced itself, and deterministic mode refuses such a run before it starts.
+    #[test]
+    fn an_arm_that_ran_once_was_not_checked_against_itself() {
+        let same = [output(&[0, 1], &X)];
+        let r = summarize(
+            &Settings { pairs: 1, warmup: 0, bootstrap_seed: 1 },
+            tally_with(1, 0, &same, &same),
+            workload(),
+            [arm_run(), arm_run()],
+            vec![],
+            provenance::collect(None, Determinism::new(false, Some(Backend::Cpu))),
+        )
+        .unwrap();
+        assert_eq!(r.arms.a.self_divergence.compared, 0);
+        let md = check_markdown_follows_json(&r);
+        assert!(
+            md.contains("arm A and arm B ran only once, so whether they reproduce themselves"),
+            "{md}"
+        );
+        assert!(!md.contains("reproduced"), "{md}");
+
+        use crate::cli::{Cli, Command};
+        use clap::Parser;
+        let check = |args: &[&str]| {
+            let argv = [&["mlx-ab", "run"], args].concat();
+            let Command::Run(run) = Cli::try_parse_from(argv).unwrap().command else {
+                panic!("not run")
+            };
+            check_deterministic_runs(&run)
+        };
+        let error = check(&["--deterministic", "--pairs", "1", "--warmup", "0"]).unwrap_err();
+        assert!(error.contains("at least twice"), "{error}");
+        assert!(check(&["--deterministic", "--pairs", "1", "--warmup", "1"]).is_ok());
+        assert!(check(&["--deterministic", "--pairs", "2", "--warmup", "0"]).is_ok());
+        assert!(check(&["--pairs", "1", "--warmup", "0"]).is_ok());
     }
 
     #[test]
