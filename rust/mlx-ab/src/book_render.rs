@@ -272,9 +272,8 @@ fn per_patch(md: &mut String, s: &Sources) {
     runs.iter().for_each(|r| e2e_evidence(r, None, &mut ev));
     let mut row = String::from("| all patches of a series | the whole series together |");
     let mut not_run = vec!["Metal (no Apple hardware)".to_string()];
-    for m in &machines {
-        let _ = write!(row, " (per patch) |");
-        let _ = m;
+    for _ in &machines {
+        row.push_str(" (per patch) |");
     }
     for m in &machines {
         let cell = best_cell(&ev, m, &s.current, None);

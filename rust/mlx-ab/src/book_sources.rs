@@ -115,11 +115,15 @@ struct SeriesAtCommit {
     patches: Vec<PatchFile>,
 }
 
-/// `reports/series.json`: the series at every commit a manifest names, and each patch's
-/// end-to-end phase.
-pub fn recorded_series(
-    root: &Path,
-) -> Result<(BTreeMap<String, Series>, BTreeMap<String, String>), String> {
+/// `reports/series.json`.
+pub struct Recorded {
+    /// The series at every commit a manifest names, by full commit id.
+    pub series: BTreeMap<String, Series>,
+    /// Each patch id's end-to-end phase (and an `about`).
+    pub phases: BTreeMap<String, String>,
+}
+
+pub fn recorded_series(root: &Path) -> Result<Recorded, String> {
     let file: SeriesFile = read_json(&root.join(SERIES_FILE))?;
     let series = file
         .series
@@ -128,7 +132,7 @@ pub fn recorded_series(
             (commit.clone(), Series { commit: Some(commit), date: s.date, patches: s.patches })
         })
         .collect();
-    Ok((series, file.end_to_end_phase))
+    Ok(Recorded { series, phases: file.end_to_end_phase })
 }
 
 /// One raw file's entry in its folder's `RUNS.json`.
@@ -419,7 +423,7 @@ pub fn read(root: &Path) -> Result<Sources, String> {
             patch_subject(&text).ok_or_else(|| format!("{}: no Subject: line", path.display()))?;
         subjects.insert(patch.id().to_string(), subject);
     }
-    let (series, mut phases) = recorded_series(root)?;
+    let Recorded { series, mut phases } = recorded_series(root)?;
     phases.remove("about");
     for id in current.ids() {
         match phases.get(&id).map(String::as_str) {

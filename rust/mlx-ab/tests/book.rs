@@ -1,0 +1,270 @@
+//! `mlx-ab book` on a made-up repository (patches, manifests, raw files): rows grouped by the
+//! series they ran, the per-patch verdicts, `--check`'s failure path; and the committed
+//! `reports/series.json` against git history.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Output};
+
+const COMMIT_OLD: &str = "1111111111111111111111111111111111111111";
+const COMMIT_NOW: &str = "2222222222222222222222222222222222222222";
+
+/// The real series' file names (the book reads the list through mlx-build), with made-up bytes.
+fn series_names() -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../patches/series");
+    fs::read_to_string(root)
+        .unwrap()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(String::from)
+        .collect()
+}
+
+fn id(name: &str) -> &str {
+    name.trim_end_matches(".patch").split_once('-').unwrap().1
+}
+
+fn sha256(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn patch_text(name: &str, version: &str) -> String {
+    format!("From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] change of {name}\n ({version})\n\nbody\n")
+}
+
+fn ratio(median: f64, low: f64, high: f64) -> Value {
+    json!({"samples": vec![median; 6], "median": median, "ci95": [low, high],
+           "sign_test": {"greater": 6, "less": 0, "ties": 0, "p_value": 0.03125}})
+}
+
+fn e2e(date: &str, b: &[&str], prefill: Value, verdict: &str) -> Value {
+    json!({
+        "pairs": 6, "verdict": verdict,
+        "arms": {"A": {"device": "gpu", "mlx": {"patches": []}},
+                 "B": {"device": "gpu", "mlx": {"patches": b}}},
+        "ratio": {"prefill_tps": prefill, "decode_tps": ratio(1.0, 0.9, 1.1),
+                  "peak_memory_bytes": ratio(1.0, 1.0, 1.0)},
+        "workload": {"preset": "bench", "prompt_len": 1024, "gen_len": 32, "prefill_chunk": 512},
+        "provenance": {"date": date},
+    })
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+fn write_json(path: &Path, value: &Value) {
+    write(path, &serde_json::to_string_pretty(value).unwrap());
+}
+
+/// A repository whose patches are version "now"; two runs: one on an old series (every patch
+/// at version "old"), one on the current one; an op sweep that measures the first patch.
+fn fixture(root: &Path) {
+    let names = series_names();
+    let mut series_old = Vec::new();
+    let mut series_now = Vec::new();
+    for name in &names {
+        let now = patch_text(name, "now");
+        write(&root.join("patches").join(name), &now);
+        series_now.push(json!({"name": name, "sha256": sha256(now.as_bytes())}));
+        let old = patch_text(name, "old");
+        series_old.push(json!({"name": name, "sha256": sha256(old.as_bytes())}));
+    }
+    let mut phases = serde_json::Map::new();
+    for name in &names {
+        phases.insert(id(name).into(), json!("prefill"));
+    }
+    write_json(
+        &root.join("reports/series.json"),
+        &json!({"series": {
+            COMMIT_OLD: {"date": "2026-11-01T00:00:00Z", "patches": series_old},
+            COMMIT_NOW: {"date": "2026-12-05T00:00:00Z", "patches": series_now},
+        }, "end_to_end_phase": phases}),
+    );
+    let first = id(&names[0]).to_string();
+    let all: Vec<&str> = names.iter().map(|n| id(n)).collect();
+    let e2e_dir = root.join("reports/h200/e2e");
+    write_json(
+        &e2e_dir.join("old.json"),
+        &e2e("2026-11-02T10:00:00Z", &all, ratio(3.5, 3.1, 3.9), "identical"),
+    );
+    write_json(
+        &e2e_dir.join("new.json"),
+        &e2e("2026-12-06T10:00:00Z", &[&first], ratio(1.5, 1.2, 1.8), "identical"),
+    );
+    write_json(
+        &e2e_dir.join("RUNS.json"),
+        &json!({"runs": {"old.json": {"commit": COMMIT_OLD, "machine": "H200"},
+                         "new.json": {"commit": COMMIT_NOW, "machine": "H200"}}}),
+    );
+    write_json(&root.join("reports/h200/RUNS.json"), &json!({"runs": {}}));
+    let point = json!({"op": "softmax", "args": "softmax float32 8 512 2048", "a_seconds": 0.002,
+        "b_seconds": 0.001, "ratio": 2.0, "ci": [1.8, 2.2], "b_faster": 6, "a_faster": 0, "p": 0.03125,
+        "identical": true, "times": {"a": vec![0.002; 6], "b": vec![0.001; 6]}});
+    write_json(
+        &root.join("reports/cpu/ops/sweep.json"),
+        &json!({"meta": {"date": "2026-11-03 10:00:00 UTC"}, "results": [point]}),
+    );
+    write_json(
+        &root.join("reports/cpu/ops/RUNS.json"),
+        &json!({"runs": {"sweep.json": {"commit": COMMIT_OLD, "machine": "CPU VM", "b": first, "measures": first}}}),
+    );
+    write_json(&root.join("reports/h200/ops/RUNS.json"), &json!({"runs": {}}));
+}
+
+fn book(root: &Path, check: bool) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_mlx-ab"));
+    cmd.args(["book", "--root"]).arg(root);
+    if check {
+        cmd.arg("--check");
+    }
+    cmd.output().unwrap()
+}
+
+fn section<'a>(md: &'a str, start: &str, end: &str) -> &'a str {
+    let from = md.find(start).unwrap_or_else(|| panic!("no {start:?} in\n{md}"));
+    let rest = &md[from..];
+    &rest[..rest[1..].find(end).map_or(rest.len(), |i| i + 1)]
+}
+
+#[test]
+fn rows_are_grouped_by_the_series_they_ran_and_patches_get_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    assert!(md.contains("1 of the 3 raw files below ran the current series"), "{md}");
+    let e2e = section(&md, "## End to end", "\n## ");
+    let groups: Vec<&str> = e2e.split("\n### ").skip(1).collect();
+    assert_eq!(groups.len(), 2, "{e2e}");
+    assert!(groups[0].contains("(current series)") && groups[0].contains("new.json"), "{e2e}");
+    assert!(!groups[0].contains("old.json"), "an older row among current ones:\n{e2e}");
+    assert!(groups[1].contains("(archive)") && groups[1].contains("old.json"), "{e2e}");
+    assert!(groups[1].contains("commit 1111111 (2026-11-01)"), "{e2e}");
+    let names = series_names();
+    let per_patch = section(&md, "## Per patch", "\n## ");
+    let first_row =
+        per_patch.lines().find(|l| l.starts_with(&format!("| `{}`", names[0]))).unwrap();
+    assert!(first_row.contains(&format!("change of {} (now)", names[0])), "{first_row}");
+    assert!(first_row.contains("**1.500 [1.200, 1.800]** (6/0) prefill"), "{first_row}");
+    assert!(first_row.contains("**2.000 [1.800, 2.200]**"), "{first_row}");
+    assert!(
+        first_row.contains("patch file changed since"),
+        "the op sweep ran old bytes: {first_row}"
+    );
+    assert!(first_row.ends_with("| faster (CPU VM, H200) |"), "{first_row}");
+    let second_row =
+        per_patch.lines().find(|l| l.starts_with(&format!("| `{}`", names[1]))).unwrap();
+    assert!(second_row.ends_with("| not measured |"), "{second_row}");
+    assert!(second_row.contains("Metal (no Apple hardware)"), "{second_row}");
+    assert!(md.contains("(non-square)"), "{md}");
+    let book_check = book(dir.path(), true);
+    assert!(book_check.status.success(), "{}", common::describe(&book_check));
+}
+
+#[test]
+fn outputs_that_differ_decide_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let path = dir.path().join("reports/h200/e2e/new.json");
+    let mut run: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    run["verdict"] = json!("different");
+    write_json(&path, &run);
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    let first = &series_names()[0];
+    let row = section(&md, "## Per patch", "\n## ")
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{first}`")))
+        .unwrap();
+    assert!(row.ends_with("| **outputs differ** |"), "{row}");
+}
+
+#[test]
+fn check_fails_naming_the_line_that_differs() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    assert!(book(dir.path(), false).status.success());
+    // A patch edited after the book was written: the current series, and the book, change.
+    let name = &series_names()[2];
+    write(&dir.path().join("patches").join(name), &patch_text(name, "edited"));
+    let out = book(dir.path(), true);
+    assert_eq!(out.status.code(), Some(1), "{}", common::describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("BENCHMARKS.md differs from what reports/ gives"), "{stderr}");
+    assert!(
+        stderr.contains("first at line") && stderr.contains("committed: \"## The current series"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("cargo run -p mlx-ab -- book"), "{stderr}");
+    // --check writes nothing; the book written again passes.
+    assert_eq!(book(dir.path(), true).status.code(), Some(1));
+    assert!(book(dir.path(), false).status.success());
+    assert!(book(dir.path(), true).status.success());
+}
+
+#[test]
+fn a_raw_file_without_a_manifest_entry_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let e2e = dir.path().join("reports/h200/e2e");
+    fs::copy(e2e.join("new.json"), e2e.join("stray.json")).unwrap();
+    let out = book(dir.path(), true);
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("stray.json is not in reports/h200/e2e/RUNS.json"));
+    // A manifest entry whose commit has no recorded series.
+    fs::remove_file(e2e.join("stray.json")).unwrap();
+    let manifest = e2e.join("RUNS.json");
+    let text = fs::read_to_string(&manifest).unwrap().replace(COMMIT_NOW, &"3".repeat(40));
+    write(&manifest, &text);
+    let out = book(dir.path(), true);
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has no series in reports/series.json"));
+}
+
+/// Every series recorded in `reports/series.json` is what git history holds at that commit.
+#[test]
+fn recorded_series_match_git_history() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let recorded: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("reports/series.json")).unwrap())
+            .unwrap();
+    let git = |args: &[&str]| Command::new("git").args(args).current_dir(&root).output();
+    for (commit, series) in recorded["series"].as_object().unwrap() {
+        let Ok(out) = git(&["show", &format!("{commit}:patches/series")]) else {
+            eprintln!("no git here: series.json not checked");
+            return;
+        };
+        if !out.status.success() {
+            // A shallow clone lacks old commits; say so rather than pass quietly on a wrong entry.
+            eprintln!("commit {commit} is not in this clone's history: not checked");
+            continue;
+        }
+        let names: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .map(String::from)
+            .collect();
+        let patches = series["patches"].as_array().unwrap();
+        let recorded_names: Vec<&str> =
+            patches.iter().map(|p| p["name"].as_str().unwrap()).collect();
+        assert_eq!(recorded_names, names, "commit {commit}");
+        for p in patches {
+            let name = p["name"].as_str().unwrap();
+            let bytes = git(&["show", &format!("{commit}:patches/{name}")]).unwrap();
+            assert!(bytes.status.success());
+            assert_eq!(p["sha256"].as_str().unwrap(), sha256(&bytes.stdout), "{commit}:{name}");
+        }
+    }
+}
