@@ -17,6 +17,7 @@ pub fn current() -> Info {
         library_path: device::library_path(),
         gpu_available: mlx::backend::gpu_available().unwrap_or(false),
         gpu: device::gpu_info(),
+        environment: Some(mlx_ab_protocol::info::runtime_environment()),
     }
 }
 

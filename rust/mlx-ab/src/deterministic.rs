@@ -33,7 +33,8 @@
 //! Every other knob is recorded as the workers inherit it (`environment`), so a report says what
 //! MLX ran with even where this module does not set it.
 
-use mlx_ab_protocol::DeviceKind;
+use mlx_ab_protocol::info::runtime_environment;
+use mlx_ab_protocol::{DeviceKind, Info};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -132,7 +133,7 @@ pub struct KnobState {
 
 impl Determinism {
     pub fn new(deterministic: bool, backend: Option<Backend>) -> Self {
-        Self::with_environment(deterministic, backend, inherited_environment())
+        Self::with_environment(deterministic, backend, runtime_environment())
     }
 
     fn with_environment(
@@ -160,6 +161,34 @@ impl Determinism {
     }
 }
 
+/// Checks that an arm's worker ran with the knobs, from the environment it reports: an error if
+/// it ran with another value, a warning if it does not report its environment (an older build).
+pub fn confirm(arm: &str, info: &Info, deterministic: bool) -> Result<Option<String>, String> {
+    if !deterministic {
+        return Ok(None);
+    }
+    let Some(environment) = &info.environment else {
+        return Ok(Some(format!(
+            "arm {arm}'s worker does not report its environment (an older build): deterministic \
+             mode's settings were passed to it but are not confirmed"
+        )));
+    };
+    for knob in KNOBS {
+        match environment.get(knob.name) {
+            Some(value) if value == knob.value => {}
+            other => {
+                return Err(format!(
+                    "arm {arm}'s worker ran with {}={} although deterministic mode sets {}",
+                    knob.name,
+                    other.map_or("(unset)", String::as_str),
+                    knob.value
+                ))
+            }
+        }
+    }
+    Ok(None)
+}
+
 fn knob_state(knob: &Knob, backend: Option<Backend>) -> KnobState {
     let applies = backend.map(|b| b == knob.backend);
     let note = match backend {
@@ -172,31 +201,6 @@ fn knob_state(knob: &Knob, backend: Option<Backend>) -> KnobState {
         None => format!("set; acts only on {}: {}", knob.backend.name(), knob.effect),
     };
     KnobState { name: knob.name.into(), value: knob.value.into(), applies, note }
-}
-
-/// Build-time variables of `mlx-sys` (the build key records them) and the harness's own: not
-/// read by MLX at run time.
-const NOT_RUNTIME: &[&str] = &[
-    "MLX_SRC_DIR",
-    "MLX_EXTRA_PATCHES",
-    "MLX_CUDA_ARCHITECTURES",
-    "MLX_CUDA_DEPS_DIR",
-    "MLX_PTX_CACHE_DIR",
-];
-
-/// Whether MLX, cuBLAS or cuDNN may read `name` at run time.
-fn is_runtime_knob(name: &str) -> bool {
-    let prefixed = ["MLX_", "CUBLAS", "CUDNN", "NVIDIA_TF32_OVERRIDE"]
-        .iter()
-        .any(|prefix| name.starts_with(prefix));
-    prefixed && !name.starts_with("MLX_AB_") && !NOT_RUNTIME.contains(&name)
-}
-
-fn inherited_environment() -> BTreeMap<String, String> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.to_string_lossy().into_owned())))
-        .filter(|(k, _)| is_runtime_knob(k))
-        .collect()
 }
 
 #[cfg(test)]
@@ -226,6 +230,36 @@ mod tests {
     }
 
     #[test]
+    fn the_worker_confirms_the_knobs_it_ran_with() {
+        let info = |environment: Option<&[(&str, &str)]>| Info {
+            mlx_version: "0.32.4".into(),
+            patches: vec![],
+            source_digest: String::new(),
+            extra_patches: vec![],
+            source: String::new(),
+            build_key: String::new(),
+            library_path: String::new(),
+            gpu_available: false,
+            gpu: None,
+            environment: environment
+                .map(|e| e.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()),
+        };
+        let with = info(Some(&[("MLX_CUDA_USE_CUDNN_SDPA", "0")]));
+        assert_eq!(confirm("A", &with, true), Ok(None));
+        let without = info(Some(&[]));
+        assert_eq!(confirm("A", &without, false), Ok(None));
+        let error = confirm("B", &without, true).unwrap_err();
+        assert!(
+            error.contains("arm B's worker ran with MLX_CUDA_USE_CUDNN_SDPA=(unset)"),
+            "{error}"
+        );
+        let other = info(Some(&[("MLX_CUDA_USE_CUDNN_SDPA", "1")]));
+        assert!(confirm("A", &other, true).unwrap_err().contains("=1 although"));
+        let old = confirm("A", &info(None), true).unwrap().unwrap();
+        assert!(old.contains("does not report its environment"), "{old}");
+    }
+
+    #[test]
     fn a_knob_that_does_not_apply_says_so() {
         let none = BTreeMap::new();
         let cpu = Determinism::with_environment(true, Some(Backend::Cpu), none.clone());
@@ -248,18 +282,5 @@ mod tests {
         let off = Determinism::with_environment(false, Some(Backend::Cuda), none);
         assert!(off.knobs.is_empty() && !off.deterministic_mode);
         assert_eq!(off.describe(), "off");
-    }
-
-    #[test]
-    fn runtime_variables_are_recorded_build_ones_are_not() {
-        for name in ["MLX_CUDA_USE_CUDNN_SDPA", "MLX_USE_CUDA_GRAPHS", "MLX_ENABLE_TF32"] {
-            assert!(is_runtime_knob(name), "{name}");
-        }
-        for name in ["CUBLAS_WORKSPACE_CONFIG", "CUDNN_LOGLEVEL_DBG", "NVIDIA_TF32_OVERRIDE"] {
-            assert!(is_runtime_knob(name), "{name}");
-        }
-        for name in ["MLX_SRC_DIR", "MLX_AB_CACHE_DIR", "MLX_PTX_CACHE_DIR", "PATH", "XMLX_A"] {
-            assert!(!is_runtime_knob(name), "{name}");
-        }
     }
 }

@@ -27,7 +27,7 @@ pub fn render(r: &Report) -> String {
                 "**Outputs identical** ({device}). Tokens and logits bit-identical in {0}/{0} pairs \
                  ({steps} steps × {vocab} logits per run); {1}.\n",
                 r.pairs,
-                self_reproduction(a, b)
+                self_reproduction(a, b).0
             );
         }
         Verdict::Different => {
@@ -39,7 +39,10 @@ pub fn render(r: &Report) -> String {
                 r.pairs,
                 yes_no(r.token_identical),
                 yes_no(r.logits_bitwise_identical),
-                self_reproduction(a, b)
+                match self_reproduction(a, b) {
+                    (checked, true) => format!("{checked}, so the difference is the arms', not noise"),
+                    (unchecked, false) => unchecked,
+                }
             );
             first_divergence(&mut md, r, vocab);
             md.push('\n');
@@ -171,8 +174,8 @@ fn verdict_name(verdict: Verdict) -> String {
 
 /// What the arms' `self_divergence` says, for the verdicts whose arms differed from nothing of
 /// their own: `each arm reproduced its first run bit for bit (A: 2/2 runs, B: 2/2)`, or which arm
-/// ran once and so was never checked.
-fn self_reproduction(a: &ArmReport, b: &ArmReport) -> String {
+/// ran once and so was never checked; and whether both were checked.
+fn self_reproduction(a: &ArmReport, b: &ArmReport) -> (String, bool) {
     let unchecked: Vec<&str> = [("A", a), ("B", b)]
         .into_iter()
         .filter(|(_, arm)| arm.self_divergence.compared == 0)
@@ -184,19 +187,21 @@ fn self_reproduction(a: &ArmReport, b: &ArmReport) -> String {
         } else {
             ("they reproduce", "themselves")
         };
-        return format!(
+        let text = format!(
             "arm {} ran only once, so whether {verb} {object} was not checked",
             unchecked.join(" and arm ")
         );
+        return (text, false);
     }
     let (sa, sb) = (&a.self_divergence, &b.self_divergence);
-    format!(
+    let text = format!(
         "each arm reproduced its first run bit for bit (A: {}/{} runs, B: {}/{})",
         sa.compared - sa.differing,
         sa.compared,
         sb.compared - sb.differing,
         sb.compared
-    )
+    );
+    (text, true)
 }
 
 /// The sentence `ab_against_noise` allows; "consistent" only for `within`.

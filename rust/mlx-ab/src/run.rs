@@ -87,6 +87,12 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     let outcome = run_arms(&args, &job, [&binary_a, &binary_b], [&spec_a, &spec_b], &run_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
     let (tally, ready_a, ready_b) = outcome?;
+    for (name, ready) in [("A", &ready_a), ("B", &ready_b)] {
+        if let Some(warning) = deterministic::confirm(name, &ready.info, args.deterministic)? {
+            ui::note(None, &format!("warning: {warning}"));
+            warnings.push(warning);
+        }
+    }
 
     let mut workload = workload;
     workload.model.dtype = Some(ready_a.model_dtype.clone());
@@ -190,6 +196,7 @@ fn run_arms(
         let (worker, ready) =
             Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
         check_arm(name, specs[i], binaries[i], &ready)?;
+        deterministic::confirm(name, &ready.info, args.deterministic)?;
         Ok((worker, ready))
     };
     let (mut worker_a, ready_a) = start(0, "A")?;
@@ -463,6 +470,7 @@ mod tests {
             library_path: "/arm/lib/libmlx.so".into(),
             gpu_available: false,
             gpu: None,
+            environment: None,
         }
     }
 
@@ -572,6 +580,13 @@ mod tests {
         assert_eq!(r.ab_divergence.differing, 2);
         let md = markdown::render(&r);
         assert!(md.contains("**Outputs differ** (on cpu) in 2/2 pairs"), "{md}");
+        assert!(
+            md.contains(
+                "each arm reproduced its first run bit for bit (A: 2/2 runs, B: 2/2), so the \
+                 difference is the arms', not noise."
+            ),
+            "{md}"
+        );
         assert!(md.contains("First divergence: pair 0, step 1"), "{md}");
     }
 
