@@ -10,17 +10,20 @@
 //!   inputs on the H200; with it off, all 7,568 traced arrays of 3 repeats were bit-identical
 //!   (reports/upstream/cuda-sdpa-decode-nondeterminism.md, reports/h200/determinism/). Off,
 //!   attention runs MLX's own kernels (the vector kernels for decode, the explicit chain for
-//!   prefill), whose reduction order is fixed. It costs decode and prefill speed on bf16 models.
+//!   prefill), whose reduction order is fixed. What that costs in speed on fp16/bf16 models is
+//!   issue 25's measurement (not made here).
 //! - `MLX_USE_CUDA_GRAPHS` (default 1): not set. Graphs replay the same kernels in the same order
 //!   with the same arithmetic; with graphs off the cuDNN decode still differed (same report), so
 //!   they are not a cause, and turning them off would slow every decode step.
 //! - `MLX_ENABLE_TF32` (default 1): not set. TF32 changes the precision of float32 matmuls and
-//!   convolutions, not their run-to-run reproducibility (tensor-core TF32 is as deterministic as
-//!   FP32); both arms use the same value, and changing it would change what is measured.
-//! - cuBLAS: MLX calls cublasLt with one heuristic algorithm per matmul descriptor and a workspace
-//!   it allocates per call, and never uses a cuBLAS handle's default workspace, so
-//!   `CUBLAS_WORKSPACE_CONFIG` (which pins that workspace for multi-stream reproducibility) does
-//!   not apply; NVIDIA documents cuBLAS results as bit-reproducible on one GPU model and toolkit.
+//!   convolutions (one rounding of the inputs), not whether a run reproduces itself; both arms
+//!   use the same value, and changing it would change what is measured.
+//! - cuBLAS: not set. NVIDIA documents cuBLAS results as bitwise reproducible run to run for one
+//!   toolkit on GPUs of one architecture and SM count, except that with several streams the
+//!   library may pick internal workspaces differently; `CUBLAS_WORKSPACE_CONFIG` pins those, and
+//!   so does calling `cublasLtMatmul` with a workspace the caller owns. MLX does the latter
+//!   (`cublas_utils.cpp`: one heuristic algorithm cached per matmul descriptor, a workspace
+//!   allocated per call), so the variable has nothing to pin.
 //! - Atomics: MLX's CUDA reductions do not use their `atomic_update`s in v0.32.4; only
 //!   `scatter_add` (float atomicAdd, order-dependent with repeated indices) does, with no switch;
 //!   no forward pass of the models here scatters.
