@@ -146,8 +146,16 @@ pub fn render(r: &Report) -> String {
         p.host.os
     );
     nvidia_line(&mut md, &p.nvidia);
-    let inherited: Vec<String> =
-        p.determinism.environment.iter().map(|(k, v)| format!("`{k}={v}`")).collect();
+    let overridden = |name: &str| p.determinism.knobs.iter().any(|k| k.name == name);
+    let inherited: Vec<String> = p
+        .determinism
+        .environment
+        .iter()
+        .map(|(k, v)| {
+            let note = if overridden(k) { " (overridden by the mode)" } else { "" };
+            format!("`{k}={v}`{note}")
+        })
+        .collect();
     let _ = writeln!(
         md,
         "- determinism: deterministic mode {}; MLX/cuBLAS/cuDNN variables inherited: {}",

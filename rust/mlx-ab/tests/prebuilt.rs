@@ -190,6 +190,51 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
     assert!(scratch.path("cache/models").is_dir());
 }
 
+/// `--deterministic` on the CPU: the workers get the knob (their own report of their
+/// environment says so), the report records it, and both say it does not apply on the CPU.
+#[test]
+fn deterministic_mode_reaches_the_workers_and_says_it_does_not_apply_on_the_cpu() {
+    let scratch = Scratch::new("deterministic");
+    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .arg("--deterministic")
+        .arg("--json")
+        .arg(&json)
+        .arg("--md")
+        .arg(&md)
+        .env("MLX_CUDA_USE_CUDNN_SDPA", "1") // overridden by the mode, recorded as inherited
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["verdict"], "identical");
+    for name in ["A", "B"] {
+        let arm = &r["arms"][name];
+        assert_eq!(arm["mlx"]["environment"]["MLX_CUDA_USE_CUDNN_SDPA"], "0", "{name}");
+        assert_eq!(arm["self_divergence"]["differing"], 0);
+    }
+    let mode = &r["provenance"]["determinism"];
+    assert_eq!(mode["deterministic_mode"], true);
+    assert_eq!(mode["backend"], "cpu");
+    assert_eq!(mode["knobs"][0]["name"], "MLX_CUDA_USE_CUDNN_SDPA");
+    assert_eq!(mode["knobs"][0]["applies"], false);
+    assert_eq!(mode["environment"]["MLX_CUDA_USE_CUDNN_SDPA"], "1");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("Verdict: `identical` (exit status 0)."), "{markdown}");
+    assert!(
+        markdown.contains("inherited: `MLX_CUDA_USE_CUDNN_SDPA=1` (overridden by the mode)"),
+        "{markdown}"
+    );
+    assert!(
+        markdown.contains(
+            "Deterministic mode on: `MLX_CUDA_USE_CUDNN_SDPA=0` (set, but does not apply on the \
+             CPU: only MLX's CUDA backend reads it)."
+        ),
+        "{markdown}"
+    );
+}
+
 /// Whether a live process runs the executable `exe` (compared through /proc/PID/exe).
 fn a_process_runs(exe: &Path) -> bool {
     let exe = exe.canonicalize().unwrap();
