@@ -37,7 +37,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .collect())
         }
         Some((cmd, [])) if cmd == "pristine-source" => {
-            let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../mlx-sys/pristine/SOURCE_DIGEST");
+            let file =
+                Path::new(env!("CARGO_MANIFEST_DIR")).join("../mlx-sys/pristine/SOURCE_DIGEST");
             let digest = std::fs::read_to_string(&file)
                 .map_err(|e| format!("reading {}: {e}", file.display()))?;
             let cache = Cache::open()?;
