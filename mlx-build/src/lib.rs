@@ -6,6 +6,7 @@
 pub mod cache;
 pub mod cmake_flags;
 pub mod digest;
+pub mod env_vars;
 pub mod files;
 pub mod nested_cargo;
 pub mod op_table;

@@ -2,6 +2,8 @@
 //! directly, on a machine without cargo).
 //!
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
+//!     mlx-build env                          every environment variable the project reads, as the
+//!                                            Markdown table README.md holds
 //!     mlx-build pristine-source              the pinned MLX source in the build cache (staged by
 //!                                            any build of mlx-sys without MLX_SRC_DIR)
 //!     mlx-build cmake-flags [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
@@ -35,6 +37,9 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .filter(|e| ids.contains(&e.id))
                 .map(|e| dir.join(e.file_name).display().to_string())
                 .collect())
+        }
+        Some((cmd, [])) if cmd == "env" => {
+            Ok(vec![mlx_build::env_vars::markdown().trim_end().to_string()])
         }
         Some((cmd, [])) if cmd == "pristine-source" => {
             let file =
@@ -82,7 +87,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             }
             Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
         }
-        _ => Err("usage: mlx-build patches LIST | mlx-build pristine-source | \
+        _ => Err("usage: mlx-build patches LIST | mlx-build env | mlx-build pristine-source | \
                   mlx-build cmake-flags [--cuda] [--arch A] \
                   [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
             .into()),
