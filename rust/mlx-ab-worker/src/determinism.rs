@@ -13,7 +13,6 @@ use std::io::Write;
 use std::process::ExitCode;
 
 pub fn main(args: DeterminismArgs) -> Result<ExitCode, String> {
-    mlx::backend::check_loaded_build().map_err(|e| e.to_string())?;
     let device = device::select(args.device)?;
     let model = mlx_model::Model::load(&args.model)
         .map_err(|e| format!("loading model {}: {e}", args.model.display()))?;

@@ -11,8 +11,11 @@ fn mlx_device(kind: DeviceKind) -> mlx::Device {
     }
 }
 
-/// Makes the resolved device MLX's default for this process (before any model is loaded).
+/// Makes the resolved device MLX's default for this process (before any model is loaded), once
+/// a shared libmlx found at run time is known to be the build of this worker's patches: every
+/// subcommand that runs a model (`serve`, `generate`, `determinism`) starts here.
 pub fn select(requested: Option<DeviceKind>) -> Result<DeviceKind, String> {
+    mlx::backend::check_loaded_build().map_err(|e| e.to_string())?;
     let gpu = mlx::backend::gpu_available().map_err(|e| format!("asking MLX for a GPU: {e}"))?;
     let library = library_path();
     let device = resolve(requested, gpu, &library)?;

@@ -38,8 +38,6 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
             protocol::VERSION
         ));
     }
-    // A shared libmlx found at run time must be the build of this worker's patches.
-    mlx::backend::check_loaded_build().map_err(|e| e.to_string())?;
     // Before anything is loaded: the weights are made on the default device's stream.
     let device = device::select(job.device)?;
     let started = Instant::now();
