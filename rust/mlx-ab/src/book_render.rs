@@ -75,6 +75,15 @@ fn e2e_alone(run: &E2eRun, id: &str) -> bool {
     run.a_patches.is_empty() && run.b_patches.len() == 1 && run.b_patches[0] == id
 }
 
+/// Arm B's patches: "all N patches" when they are its series' whole list.
+fn arm_b(b_patches: &[String], series: &Series) -> String {
+    if b_patches == series.ids() {
+        format!("all {} patches", b_patches.len())
+    } else {
+        b_patches.join(", ")
+    }
+}
+
 fn e2e_whole(run: &E2eRun) -> bool {
     run.a_patches.is_empty() && run.b_patches == run.source.series.ids()
 }
@@ -363,11 +372,7 @@ fn e2e_section(md: &mut String, s: &Sources) {
             b.source.date.cmp(&a.source.date).then(a.source.path.cmp(&b.source.path))
         });
         for r in runs {
-            let b = if e2e_whole(r) {
-                format!("all {} patches", r.b_patches.len())
-            } else {
-                r.b_patches.join(", ")
-            };
+            let b = arm_b(&r.b_patches, &r.source.series);
             let memory = r.memory.median.map_or("n/a".into(), |m| format!("{m:.3}"));
             let _ = writeln!(
                 md,
@@ -436,11 +441,7 @@ fn ops_section(md: &mut String, s: &Sources) {
         );
         let _ = writeln!(md, "|---|---|---|---|---|---|---:|---:|---|---|");
         for r in &runs {
-            let b = if r.b_patches == r.source.series.ids() {
-                format!("all {} patches", r.b_patches.len())
-            } else {
-                r.b_patches.join(", ")
-            };
+            let b = arm_b(&r.b_patches, &r.source.series);
             let measures = r.measures.as_deref().unwrap_or("none: a control");
             for p in &r.points {
                 let shape = if p.non_square() { " (non-square)" } else { "" };
