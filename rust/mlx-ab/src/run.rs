@@ -86,13 +86,8 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     };
     let outcome = run_arms(&args, &job, [&binary_a, &binary_b], [&spec_a, &spec_b], &run_dir);
     let _ = std::fs::remove_dir_all(&run_dir);
-    let (tally, ready_a, ready_b) = outcome?;
-    for (name, ready) in [("A", &ready_a), ("B", &ready_b)] {
-        if let Some(warning) = deterministic::confirm(name, &ready.info, args.deterministic)? {
-            ui::note(None, &format!("warning: {warning}"));
-            warnings.push(warning);
-        }
-    }
+    let (tally, ready_a, ready_b, mode_warnings) = outcome?;
+    warnings.extend(mode_warnings);
 
     let mut workload = workload;
     workload.model.dtype = Some(ready_a.model_dtype.clone());
@@ -181,31 +176,35 @@ fn obtain(spec: &ArmSpec, prebuilt: Option<Prebuilt>, name: &str) -> Result<ArmB
     }
 }
 
-/// Starts both workers, checks they are the arms asked for, runs the plan, stops them.
+/// Starts both workers, checks they are the arms asked for, runs the plan, stops them; with the
+/// warnings of deterministic mode's check of each worker.
 fn run_arms(
     args: &RunArgs,
     job: &Job,
     binaries: [&ArmBinary; 2],
     specs: [&ArmSpec; 2],
     run_dir: &Path,
-) -> Result<(Tally, Ready, Ready), String> {
-    let start = |i: usize, name: &str| -> Result<(Worker, Ready), String> {
+) -> Result<(Tally, Ready, Ready, Vec<String>), String> {
+    let start = |i: usize, name: &str| -> Result<(Worker, Ready, Option<String>), String> {
         let mut env = ptx_cache::worker_env(binaries[i])?;
         env.extend(deterministic::env(args.deterministic));
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =
             Worker::start(name, &binaries[i].binary, &env, job, run_dir, timeout)?;
         check_arm(name, specs[i], binaries[i], &ready)?;
-        deterministic::confirm(name, &ready.info, args.deterministic)?;
-        Ok((worker, ready))
+        let warning = deterministic::confirm(name, &ready.info, args.deterministic)?;
+        if let Some(warning) = &warning {
+            ui::note(None, &format!("warning: {warning}"));
+        }
+        Ok((worker, ready, warning))
     };
-    let (mut worker_a, ready_a) = start(0, "A")?;
-    let (mut worker_b, ready_b) = start(1, "B")?;
+    let (mut worker_a, ready_a, warning_a) = start(0, "A")?;
+    let (mut worker_b, ready_b, warning_b) = start(1, "B")?;
     check_same_footing(&ready_a, &ready_b)?;
     let tally = execute(args, &mut worker_a, &mut worker_b, run_dir)?;
     worker_a.quit()?;
     worker_b.quit()?;
-    Ok((tally, ready_a, ready_b))
+    Ok((tally, ready_a, ready_b, warning_a.into_iter().chain(warning_b).collect()))
 }
 
 /// The worker is the arm asked for: the patches it asked for (a report on patches that were not
