@@ -1,7 +1,7 @@
 //! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
 //! evidence and a verdict, then every raw file's figures grouped by the series they ran.
 
-use crate::book_sources::{E2eRun, OpsRun, Series, Sources};
+use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -73,6 +73,17 @@ fn same_file(row: &Series, current: &Series, id: &str) -> &'static str {
 
 fn e2e_alone(run: &E2eRun, id: &str) -> bool {
     run.a_patches.is_empty() && run.b_patches.len() == 1 && run.b_patches[0] == id
+}
+
+/// A raw file's first four cells: the file, its date, machine and series.
+fn source_cells(source: &Source) -> String {
+    format!(
+        "{} | {} | {} | {}",
+        link(&source.path),
+        source.date,
+        source.machine,
+        series_cell(&source.series)
+    )
 }
 
 /// Arm B's patches: "all N patches" when they are its series' whole list.
@@ -376,11 +387,8 @@ fn e2e_section(md: &mut String, s: &Sources) {
             let memory = r.memory.median.map_or("n/a".into(), |m| format!("{m:.3}"));
             let _ = writeln!(
                 md,
-                "| {} | {} | {} | {} | {} | {b} | {} | {} | {} | {} | {memory} |",
-                link(&r.source.path),
-                r.source.date,
-                r.source.machine,
-                series_cell(&r.source.series),
+                "| {} | {} | {b} | {} | {} | {} | {} | {memory} |",
+                source_cells(&r.source),
                 r.device,
                 workload(r),
                 outputs(r),
@@ -447,11 +455,8 @@ fn ops_section(md: &mut String, s: &Sources) {
                 let shape = if p.non_square() { " (non-square)" } else { "" };
                 let _ = writeln!(
                     md,
-                    "| {} | {} | {} | {} | {b} ({measures}) | `{}`{shape} | {:.3} | {:.3} | {} | {} |",
-                    link(&r.source.path),
-                    r.source.date,
-                    r.source.machine,
-                    series_cell(&r.source.series),
+                    "| {} | {b} ({measures}) | `{}`{shape} | {:.3} | {:.3} | {} | {} |",
+                    source_cells(&r.source),
                     p.args,
                     p.a_seconds * 1e3,
                     p.b_seconds * 1e3,
