@@ -11,15 +11,18 @@ const COMPLETE_MARKER: &str = "COMPLETE";
 /// The description of a build, written into its cache entry.
 pub const SPEC_FILE: &str = "BUILD_SPEC.txt";
 
-/// `MLX_AB_CACHE_DIR`, else `$XDG_CACHE_HOME/mlx-ab`, else `~/.cache/mlx-ab`.
+/// `MLX_BUILD_CACHE` (or its former name `MLX_AB_CACHE_DIR`), else `$XDG_CACHE_HOME/mlx-ab`,
+/// else `~/.cache/mlx-ab` (the default keeps its old name: existing caches stay warm).
 pub fn root() -> Fallible<PathBuf> {
-    if let Some(dir) = std::env::var_os("MLX_AB_CACHE_DIR") {
+    if let Some(dir) =
+        std::env::var_os("MLX_BUILD_CACHE").or_else(|| std::env::var_os("MLX_AB_CACHE_DIR"))
+    {
         return Ok(PathBuf::from(dir));
     }
     Ok(std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
-        .ok_or("neither MLX_AB_CACHE_DIR, XDG_CACHE_HOME nor HOME is set")?
+        .ok_or("neither MLX_BUILD_CACHE, XDG_CACHE_HOME nor HOME is set")?
         .join("mlx-ab"))
 }
 

@@ -39,7 +39,8 @@ const fn var(name: &'static str, reader: Reader, effect: &'static str) -> EnvVar
 pub const VARIABLES: &[EnvVar] = &[
     var("MLX_SRC_DIR", Reader::Build, "build this MLX checkout (for example MLX main) instead of pinned v0.32.4"),
     var("MLX_EXTRA_PATCHES", Reader::Build, "more patch files (`:`-separated), applied after the selected series"),
-    var("MLX_AB_CACHE_DIR", Reader::Build, "the build cache, shared by builds, arms and JIT kernel folders (default `$XDG_CACHE_HOME/mlx-ab` or `~/.cache/mlx-ab`)"),
+    var("MLX_BUILD_CACHE", Reader::Build, "the build cache, shared by builds, arms and JIT kernel folders (default `$XDG_CACHE_HOME/mlx-ab` or `~/.cache/mlx-ab`)"),
+    var("MLX_AB_CACHE_DIR", Reader::Build, "the former name of `MLX_BUILD_CACHE`, read where that is unset"),
     var("MLX_SANITIZE", Reader::Build, "`address,undefined` or `thread`: an instrumented build of MLX and the C++ beside it, under its own cache key (`scripts/sanitize`)"),
     var("MLX_CUDA_ARCHITECTURES", Reader::Build, "`cuda` feature: GPU architectures (default: MLX detects the build machine's GPU)"),
     var("MLX_CUDA_DEPS_DIR", Reader::Build, "`cuda` feature: unpacked sources of MLX's CUDA dependencies (folders `cccl`, `nvtx3`, `cudnn-frontend`, `cutlass`, `fmt`, ...) for an offline build; without it FetchContent downloads them, as upstream does"),

@@ -1,6 +1,14 @@
-//! `mlx-build`: this crate's facts for shell scripts (the GPU scripts build MLX with cmake
-//! directly, on a machine without cargo).
+//! `mlx-build`: builds MLX and tells this crate's facts, for shell scripts and machines
+//! without cargo (packed for the GPU machine by scripts/gpu/pack).
 //!
+//!     mlx-build build --patches LIST --prefix DIR [--tree DIR] [--source DIR] [--extra-patch F]...
+//!                     [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
+//!                                            MLX with those patches, built in TREE (default
+//!                                            PREFIX; a tree of an earlier build is reused and
+//!                                            rebuilds only what changes) and installed into
+//!                                            PREFIX/{include,lib,bin} with PATCHES and SERIES;
+//!                                            the source: --source, else MLX_SRC_DIR, else the
+//!                                            pinned v0.32.4 (the same code as mlx-sys's build)
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
 //!     mlx-build env                          every environment variable the project reads, as the
 //!                                            Markdown table README.md holds
@@ -9,11 +17,12 @@
 //!     mlx-build cmake-flags [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
 //!                           [--sanitize LIST]    LIST: as MLX_SANITIZE (address,undefined | thread)
 
+use mlx_build::builder::Build;
 use mlx_build::cache::Cache;
 use mlx_build::cmake_flags::{definitions, Backend, BuildOptions};
 use mlx_build::sanitize::Sanitize;
-use mlx_build::series;
-use std::path::Path;
+use mlx_build::{cuda, patches, series, source};
+use std::path::{Path, PathBuf};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -31,7 +40,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         Some((cmd, rest)) if cmd == "patches" => {
             let [list] = rest else { return Err("usage: mlx-build patches all|none|ID,ID".into()) };
             let ids = series::parse_list(list)?;
-            let dir = series::patch_dir().canonicalize().map_err(|e| format!("patches/: {e}"))?;
+            let dir = series::patch_dir()?.canonicalize().map_err(|e| format!("patches/: {e}"))?;
             Ok(series::entries()
                 .into_iter()
                 .filter(|e| ids.contains(&e.id))
@@ -87,9 +96,72 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             }
             Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
         }
-        _ => Err("usage: mlx-build patches LIST | mlx-build env | mlx-build pristine-source | \
+        Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
+        _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
+                  mlx-build patches LIST | mlx-build env | mlx-build pristine-source | \
                   mlx-build cmake-flags [--cuda] [--arch A] \
                   [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
             .into()),
     }
+}
+
+/// `mlx-build build ...`: the install prefix it filled.
+fn build(args: &[String]) -> Result<String, String> {
+    let (mut list, mut prefix, mut tree, mut checkout) = (None, None, None, None);
+    let mut extra = Vec::new();
+    let mut cuda = false;
+    let mut options = BuildOptions {
+        backend: Backend::Cpu,
+        shared: false,
+        cpp_suite: false,
+        fetch_online: false,
+        sanitize: None,
+    };
+    let mut arch = None;
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
+        match flag.as_str() {
+            "--patches" => list = Some(value()?),
+            "--prefix" => prefix = Some(PathBuf::from(value()?)),
+            "--tree" => tree = Some(PathBuf::from(value()?)),
+            "--source" => checkout = Some(PathBuf::from(value()?)),
+            "--extra-patch" => extra.push(PathBuf::from(value()?)),
+            "--arch" => arch = Some(value()?),
+            "--cuda" => cuda = true,
+            "--shared" => options.shared = true,
+            "--cpp-suite" => options.cpp_suite = true,
+            "--fetch-online" => options.fetch_online = true,
+            other => return Err(format!("build: unknown option {other}")),
+        }
+    }
+    let list = list.ok_or("build: --patches all|none|ID,ID is required")?;
+    let prefix = absolute(&prefix.ok_or("build: --prefix DIR is required")?)?;
+    let tree = absolute(tree.as_ref().unwrap_or(&prefix))?;
+    let toolkit = if cuda {
+        options.backend = Backend::Cuda { architectures: arch };
+        Some(cuda::locate()?)
+    } else if arch.is_some() {
+        return Err("--arch needs --cuda".into());
+    } else {
+        None
+    };
+    options.fetch_online |= toolkit.as_ref().is_some_and(|t| !t.offline());
+    let checkout = checkout.or_else(|| std::env::var_os("MLX_SRC_DIR").map(PathBuf::from));
+    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
+    let selected = patches::select(&series::parse_list(&list)?, &extra)?;
+    let build =
+        Build { source: &source, patches: &selected, options: &options, toolkit: toolkit.as_ref() };
+    std::fs::create_dir_all(&prefix).map_err(|e| format!("creating {}: {e}", prefix.display()))?;
+    let target = format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS);
+    let spec = mlx_build::cache::BuildSpec::new(&build.facts(&target));
+    build.run(&tree, &prefix, &format!("for {}", prefix.display()))?;
+    std::fs::write(prefix.join(mlx_build::cache::SPEC_FILE), &spec.description)
+        .map_err(|e| format!("writing the build spec: {e}"))?;
+    Ok(prefix.display().to_string())
+}
+
+/// cmake runs in other folders: every path it gets is absolute.
+fn absolute(path: &Path) -> Result<PathBuf, String> {
+    std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))
 }

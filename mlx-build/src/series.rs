@@ -43,9 +43,21 @@ pub fn feature_env(id: &str) -> String {
     format!("CARGO_FEATURE_{}", id.to_uppercase().replace('-', "_"))
 }
 
-/// The patches directory of this checkout.
-pub fn patch_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../patches")
+/// The `patches/` folder holding this series: the nearest above the running program (a packed
+/// `mlx-build` on a machine without this checkout's path), else the compiled-in checkout's.
+/// A folder whose `series` differs from the compiled-in one is passed over.
+pub fn patch_dir() -> Result<PathBuf, String> {
+    let compiled_in = Path::new(env!("CARGO_MANIFEST_DIR")).join("../patches");
+    let exe = std::env::current_exe().ok();
+    let above_exe = exe.iter().flat_map(|e| e.ancestors().skip(1)).map(|d| d.join("patches"));
+    above_exe
+        .chain(std::iter::once(compiled_in))
+        .find(|dir| std::fs::read_to_string(dir.join("series")).is_ok_and(|s| s == SERIES))
+        .ok_or_else(|| {
+            "no patches/ folder with this series: run mlx-build from (a folder inside) the \
+             checkout it was built from"
+                .to_string()
+        })
 }
 
 /// `all`, `none`, or ids separated by commas: the ids, in series order.
@@ -77,7 +89,11 @@ mod tests {
         let entries = entries();
         assert!(!entries.is_empty());
         for entry in &entries {
-            assert!(patch_dir().join(entry.file_name).is_file(), "{} missing", entry.file_name);
+            assert!(
+                patch_dir().unwrap().join(entry.file_name).is_file(),
+                "{} missing",
+                entry.file_name
+            );
         }
         let mut ids = ids();
         ids.dedup();

@@ -1,29 +1,27 @@
-//! Build script of `mlx-sys`: get MLX source, apply the selected patches, build MLX with cmake
-//! (cached outside `target/`), link it, and compile the cxx bridge against it.
+//! Build script of `mlx-sys`: build MLX with the patches of the enabled features
+//! (`mlx_build::builder`, the code `mlx-build build` runs too; cached outside `target/`), link
+//! it, and compile the cxx bridge against it.
 //!
 //! Environment (each one is part of the cache key or of the source it selects):
 //! - `MLX_SRC_DIR`: build this MLX checkout instead of the pinned v0.32.4 source.
 //! - `MLX_EXTRA_PATCHES`: more patch files (path-list syntax), applied after the series.
-//! - `MLX_AB_CACHE_DIR`: where builds are cached (default `$XDG_CACHE_HOME/mlx-ab` or
-//!   `~/.cache/mlx-ab`).
+//! - `MLX_BUILD_CACHE` (formerly `MLX_AB_CACHE_DIR`, still read): where builds are cached
+//!   (default `$XDG_CACHE_HOME/mlx-ab` or `~/.cache/mlx-ab`).
 //! - With the `cuda` feature: `MLX_CUDA_ARCHITECTURES` (default: MLX detects this machine's GPU),
 //!   `MLX_CUDA_DEPS_DIR` (unpacked sources of MLX's CUDA dependencies, for offline builds),
 //!   `CUDA_HOME`, `CUDNN_ROOT`.
 //! - `MLX_SANITIZE`: `address,undefined` or `thread` instruments MLX and the shim (own cache
 //!   key) and links the sanitizers' runtimes into every program (`scripts/sanitize`).
 
-mod cmake_build;
-mod cuda;
-mod patches;
-mod progress;
-mod source;
-
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use mlx_build::cache::{self, BuildSpec, Cache};
-use mlx_build::cmake_flags;
+use mlx_build::builder::Build;
+use mlx_build::cache::{BuildSpec, Cache};
+use mlx_build::cmake_flags::{Backend, BuildOptions};
+use mlx_build::sanitize::{self, Sanitize};
+use mlx_build::{cmake_flags, cuda, patches, series, source};
 
 /// A build-script failure: printed as one clear message saying what failed and what to do.
 pub type Fallible<T> = mlx_build::Fallible<T>;
@@ -41,6 +39,7 @@ fn run() -> Fallible<()> {
     for var in [
         "MLX_SRC_DIR",
         "MLX_EXTRA_PATCHES",
+        "MLX_BUILD_CACHE",
         "MLX_AB_CACHE_DIR",
         "CXX",
         "CC",
@@ -48,7 +47,7 @@ fn run() -> Fallible<()> {
         "MLX_CUDA_DEPS_DIR",
         "CUDA_HOME",
         "CUDNN_ROOT",
-        mlx_build::sanitize::ENV,
+        sanitize::ENV,
     ] {
         println!("cargo:rerun-if-env-changed={var}");
     }
@@ -62,35 +61,29 @@ fn run() -> Fallible<()> {
         Some(_) => Some(cuda::locate()?),
         None => None,
     };
-    let options = cmake_build::options(toolkit.as_ref())?;
+    let options = options(toolkit.is_some(), toolkit.as_ref().is_some_and(|t| !t.offline()))?;
     let cache = Cache::open()?;
-    let source = source::locate(&manifest_dir, &cache)?;
-    let selected = patches::select(&repo_root.join("patches"))?;
-    let flags: Vec<String> =
-        cmake_flags::definitions(&options).iter().map(|(k, v)| format!("{k}={v}")).collect();
-    let mut facts = vec![
-        ("source", source.origin.clone()),
-        ("source digest", source.digest.clone()),
-        ("patches", selected.fingerprint()),
-        ("flags", flags.join(" ")),
-        ("compiler", cache::tool_version(&env::var("CXX").unwrap_or_else(|_| "c++".into()))),
-        ("cmake", cache::tool_version("cmake")),
-        ("target", env::var("TARGET").unwrap_or_default()),
-    ];
-    if let Some(toolkit) = &toolkit {
-        facts.push(("cuda", toolkit.versions.clone()));
+    let checkout = env::var_os("MLX_SRC_DIR").map(PathBuf::from);
+    if let Some(dir) = &checkout {
+        println!("cargo:rerun-if-changed={}", dir.display());
     }
-    let build = BuildSpec::new(&facts);
-    let prefix = cache.build(&build, |staging| {
-        source::copy_tree(&source.dir, &staging.join("mlx"))?;
-        patches::apply_all(&staging.join("mlx"), &selected)?;
-        cmake_build::build(staging, &build.key, &options, toolkit.as_ref())?;
-        // Read at run time by programs that load this library (see mlx_sys::build_info).
-        let ids = selected.series_ids().join("\n");
-        fs::write(staging.join("PATCHES"), ids).map_err(|e| format!("writing PATCHES: {e}"))
-    })?;
+    let source = source::locate(checkout.as_deref(), &cache)?;
+    // The series' patches whose cargo feature is on, then MLX_EXTRA_PATCHES.
+    let ids: Vec<&str> = series::ids()
+        .into_iter()
+        .filter(|id| env::var_os(series::feature_env(id)).is_some())
+        .collect();
+    let extra = patches::extra_from_env();
+    for path in &extra {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let selected = patches::select(&ids, &extra)?;
+    let build =
+        Build { source: &source, patches: &selected, options: &options, toolkit: toolkit.as_ref() };
+    let spec = BuildSpec::new(&build.facts(&env::var("TARGET").unwrap_or_default()));
+    let prefix = cache.build(&spec, |staging| build.run(staging, staging, &spec.key))?;
 
-    write_build_info(&source, &selected, &build.key, &prefix, &options)?;
+    write_build_info(&source, &selected, &spec.key, &prefix, &options)?;
     let mut sanitize_flags = options.sanitize.map(|s| s.compile_flags()).unwrap_or_default();
     // cpp/shim_common.cc: the runtimes' defaults that make a finding fatal.
     if options.sanitize.is_some_and(|s| s.undefined) {
@@ -113,6 +106,34 @@ fn run() -> Fallible<()> {
     // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
     println!("cargo:sanitize={}", options.sanitize.map(|s| s.list()).unwrap_or_default());
     Ok(())
+}
+
+/// This build's options, from mlx-sys's cargo features, `MLX_CUDA_ARCHITECTURES` and
+/// `MLX_SANITIZE`.
+fn options(cuda: bool, cuda_online: bool) -> Fallible<BuildOptions> {
+    let feature = |name: &str| env::var_os(format!("CARGO_FEATURE_{name}")).is_some();
+    let macos = env::var("CARGO_CFG_TARGET_OS").as_deref() == Ok("macos");
+    let backend = match (cuda, macos) {
+        (true, _) => Backend::Cuda {
+            architectures: env::var("MLX_CUDA_ARCHITECTURES").ok().filter(|a| !a.is_empty()),
+        },
+        (false, true) => Backend::Metal,
+        (false, false) => Backend::Cpu,
+    };
+    // Not run here: the Metal backend fetches metal-cpp at configure time; CUDA fetches its
+    // dependencies when no MLX_CUDA_DEPS_DIR names local copies.
+    let fetch_online = backend == Backend::Metal || cuda_online;
+    let sanitize = Sanitize::from_env()?;
+    if sanitize.is_some() && backend != Backend::Cpu {
+        return Err(format!("{}: sanitized builds are CPU-only (Linux)", sanitize::ENV));
+    }
+    Ok(BuildOptions {
+        backend,
+        shared: feature("SHARED"),
+        cpp_suite: feature("CPP_SUITE"),
+        fetch_online,
+        sanitize,
+    })
 }
 
 /// `src/build_info.rs` includes this: what was built, so programs can report it.
@@ -169,8 +190,8 @@ fn write_build_info(
 fn compile_bridge(manifest_dir: &Path, mlx_include: &Path, extra_flags: &[String]) -> Fallible<()> {
     // Relative paths (the build script runs in the manifest dir): cxx places each generated
     // header at `mlx-sys/<path>.h`, which the shims include.
-    let bridges = sorted_files(Path::new("src/ffi"), "rs")?;
-    let shims = sorted_files(Path::new("cpp"), "cc")?;
+    let bridges = mlx_build::files::sorted_files(Path::new("src/ffi"), "rs")?;
+    let shims = mlx_build::files::sorted_files(Path::new("cpp"), "cc")?;
     println!("cargo:rerun-if-changed={}", manifest_dir.join("src/ffi").display());
     println!("cargo:rerun-if-changed={}", manifest_dir.join("cpp").display());
     if bridges.is_empty() {
@@ -233,21 +254,4 @@ fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {
         }
     }
     Ok(())
-}
-
-pub use mlx_build::files::sorted_files;
-
-/// Runs a command, turning a spawn failure or a non-zero exit into a message with its output.
-pub fn run_command(cmd: &mut std::process::Command, what: &str) -> Fallible<String> {
-    let output =
-        cmd.output().map_err(|e| format!("{what}: could not run {:?}: {e}", cmd.get_program()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "{what} failed ({}):\n{}{}",
-            output.status,
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(String::from_utf8_lossy(&output.stdout).into_owned())
 }

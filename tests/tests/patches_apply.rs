@@ -7,7 +7,7 @@ use std::process::Command;
 use mlx_build::series;
 
 fn series_files() -> Vec<PathBuf> {
-    series::entries().iter().map(|e| series::patch_dir().join(e.file_name)).collect()
+    series::entries().iter().map(|e| series::patch_dir().unwrap().join(e.file_name)).collect()
 }
 
 /// `cargo build -p mlx-sys --no-default-features` in a scratch target dir, nested in this test:

@@ -81,7 +81,7 @@ pub fn locate() -> Fallible<Toolkit> {
     }
     if !missing.is_empty() {
         return Err(format!(
-            "the `cuda` feature builds MLX with its CUDA backend, and this machine lacks:\n  - {}",
+            "a CUDA build of MLX (the `cuda` feature, `mlx-build build --cuda`) needs what this machine lacks:\n  - {}",
             missing.join("\n  - ")
         ));
     }

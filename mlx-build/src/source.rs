@@ -1,9 +1,10 @@
 //! Where the MLX source comes from: `MLX_SRC_DIR`, or pristine v0.32.4 recovered from the
 //! `rlx-mlx-sys =0.2.19` crate (fetched by cargo, never built; its own patches reversed).
 
-use crate::{run_command, sorted_files, Fallible};
-use mlx_build::cache::Cache;
-use mlx_build::digest;
+use crate::cache::Cache;
+use crate::files::{copy_tree, sorted_files};
+use crate::process::run_command;
+use crate::{digest, Fallible};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,24 +19,29 @@ pub struct Source {
     pub origin: String,
 }
 
-pub fn locate(manifest_dir: &Path, cache: &Cache) -> Fallible<Source> {
-    if let Some(dir) = std::env::var_os("MLX_SRC_DIR") {
-        let dir = PathBuf::from(dir);
+/// `mlx-sys/pristine/`: the pinned crate's manifest and the source digest it must give.
+fn pristine_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../mlx-sys/pristine")
+}
+
+/// `checkout` (an MLX source tree: `MLX_SRC_DIR`, `mlx-build build --source`), else the pinned
+/// v0.32.4 source, staged once in the build cache.
+pub fn locate(checkout: Option<&Path>, cache: &Cache) -> Fallible<Source> {
+    if let Some(dir) = checkout {
         if !dir.join("mlx/mlx.h").is_file() {
             return Err(format!(
-                "MLX_SRC_DIR={} is not an MLX checkout (no mlx/mlx.h in it).",
+                "{} is not an MLX source tree (no mlx/mlx.h in it).",
                 dir.display()
             ));
         }
-        println!("cargo:rerun-if-changed={}", dir.display());
-        let digest = digest::tree(&dir)?;
-        return Ok(Source { origin: dir.display().to_string(), dir, digest });
+        let digest = digest::tree(dir)?;
+        return Ok(Source { origin: dir.display().to_string(), dir: dir.to_path_buf(), digest });
     }
-    let expected = fs::read_to_string(manifest_dir.join("pristine/SOURCE_DIGEST"))
+    let expected = fs::read_to_string(pristine_dir().join("SOURCE_DIGEST"))
         .map_err(|e| format!("reading mlx-sys/pristine/SOURCE_DIGEST: {e}"))?;
     let expected = expected.trim().to_string();
     let dir = cache.pristine_source(&expected, |staging| {
-        let crate_dir = fetch_pinned_crate(&manifest_dir.join("pristine/Cargo.toml"))?;
+        let crate_dir = fetch_pinned_crate(&pristine_dir().join("Cargo.toml"))?;
         copy_tree(&crate_dir.join("vendor/mlx"), staging)?;
         reverse_crate_patches(&crate_dir.join("patches"), staging)?;
         let actual = digest::tree(staging)?;
@@ -90,6 +96,3 @@ fn reverse_crate_patches(patch_dir: &Path, tree: &Path) -> Fallible<()> {
     }
     fs::remove_dir_all(tree.join(".git")).map_err(|e| format!("removing scratch .git: {e}"))
 }
-
-/// Copies a source tree, skipping the top level's version-control and build directories.
-pub use mlx_build::files::copy_tree;

@@ -1,8 +1,8 @@
-//! Which patches a build applies (the `patches/series` entries whose cargo feature is on, then
+//! Which patches a build applies (ids of `patches/series`, then extra patch files such as
 //! `MLX_EXTRA_PATCHES`), and applying them: a patch that does not apply stops the build.
 
-use crate::{run_command, Fallible};
-use mlx_build::{digest, series};
+use crate::process::run_command;
+use crate::{digest, series, Fallible};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,23 +36,37 @@ impl Selection {
     pub fn fingerprint(&self) -> String {
         self.all().map(|p| format!("{}={}\n", p.name, digest::patch(&p.bytes))).collect()
     }
+
+    /// `sha256sum` lines (`HASH  FILE`) of every patch file, for an install's `SERIES`.
+    pub fn sha256_lines(&self) -> String {
+        self.all()
+            .map(|p| {
+                let file = p.path.file_name().unwrap_or_default().to_string_lossy();
+                format!("{}  {file}\n", digest::bytes(&p.bytes))
+            })
+            .collect()
+    }
 }
 
-pub fn select(patch_dir: &Path) -> Fallible<Selection> {
+/// The series' patches with these ids (series order), then `extra` files in the order given.
+pub fn select(ids: &[&str], extra: &[PathBuf]) -> Fallible<Selection> {
+    let dir = series::patch_dir()?;
     let mut selection = Selection { series: Vec::new(), extra: Vec::new() };
-    for entry in series::entries() {
-        if std::env::var_os(series::feature_env(entry.id)).is_some() {
-            selection.series.push(read_patch(entry.id, &patch_dir.join(entry.file_name))?);
-        }
+    for entry in series::entries().into_iter().filter(|e| ids.contains(&e.id)) {
+        selection.series.push(read_patch(entry.id, &dir.join(entry.file_name))?);
     }
-    if let Some(list) = std::env::var_os("MLX_EXTRA_PATCHES") {
-        for path in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
-            let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-            println!("cargo:rerun-if-changed={}", path.display());
-            selection.extra.push(read_patch(&name, &path)?);
-        }
+    for path in extra {
+        let name = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+        selection.extra.push(read_patch(&name, path)?);
     }
     Ok(selection)
+}
+
+/// `MLX_EXTRA_PATCHES` (path-list syntax), empty entries left out.
+pub fn extra_from_env() -> Vec<PathBuf> {
+    std::env::var_os("MLX_EXTRA_PATCHES")
+        .map(|list| std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()).collect())
+        .unwrap_or_default()
 }
 
 fn read_patch(name: &str, path: &Path) -> Fallible<Patch> {

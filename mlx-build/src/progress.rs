@@ -1,5 +1,5 @@
 //! Progress of a cold MLX build: objects compiled so far against the objects the generated
-//! Makefile lists. Drawn as a bar on the terminal (cargo captures a build script's own output);
+//! Makefile or Ninja file lists. Drawn as a bar on the terminal (cargo captures a build script's own output);
 //! without one, a plain line on stderr every half minute, which cargo shows with `-vv` (as
 //! `./quickstart` and `mlx-ab` do when their output goes to a file) and keeps in the build
 //! script's output otherwise.
@@ -79,21 +79,29 @@ fn print_lines(build_dir: &Path, label: &str, stop: &AtomicBool) {
     }
 }
 
-/// Objects compiled and objects listed (0 before cmake has generated the Makefile).
+/// Objects compiled and objects listed (0 before cmake has generated the build files), for
+/// Makefiles and Ninja.
 fn objects(build_dir: &Path) -> (u64, u64) {
     let objects_dir = build_dir.join("CMakeFiles/mlx.dir");
-    match std::fs::read_to_string(objects_dir.join("build.make")) {
-        Ok(makefile) => (
-            count_objects(&objects_dir),
-            makefile.lines().filter(|l| is_object_rule(l)).count() as u64,
-        ),
-        Err(_) => (0, 0),
-    }
+    let listed = if let Ok(makefile) = std::fs::read_to_string(objects_dir.join("build.make")) {
+        makefile.lines().filter(|l| is_object_rule(l)).count()
+    } else if let Ok(ninja) = std::fs::read_to_string(build_dir.join("build.ninja")) {
+        ninja.lines().filter(|l| is_ninja_object(l)).count()
+    } else {
+        return (0, 0);
+    };
+    (count_objects(&objects_dir), listed as u64)
 }
 
 /// `CMakeFiles/mlx.dir/mlx/array.cpp.o: CMakeFiles/mlx.dir/flags.make`: once per object.
 fn is_object_rule(line: &str) -> bool {
     line.ends_with(".o: CMakeFiles/mlx.dir/flags.make")
+}
+
+/// `build CMakeFiles/mlx.dir/mlx/array.cpp.o: CXX_COMPILER__mlx_Release ...`: once per object.
+fn is_ninja_object(line: &str) -> bool {
+    line.starts_with("build CMakeFiles/mlx.dir/")
+        && line.split(':').next().is_some_and(|o| o.ends_with(".o"))
 }
 
 fn count_objects(dir: &Path) -> u64 {
