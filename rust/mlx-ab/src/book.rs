@@ -10,10 +10,10 @@ use std::process::ExitCode;
 pub const BOOK: &str = "BENCHMARKS.md";
 
 /// The repository root of this checkout (mlx-build's `patches/` is in it).
-pub fn default_root() -> PathBuf {
-    let patches = mlx_build::series::patch_dir();
+pub fn default_root() -> Result<PathBuf, String> {
+    let patches = mlx_build::series::patch_dir()?;
     let root = patches.parent().map(Path::to_path_buf).unwrap_or(patches);
-    root.canonicalize().unwrap_or(root)
+    Ok(root.canonicalize().unwrap_or(root))
 }
 
 /// The book from `root`'s raw files.
@@ -44,7 +44,10 @@ pub fn difference(committed: &str, generated: &str) -> Option<String> {
 }
 
 pub fn main(root: Option<PathBuf>, check: bool) -> Result<ExitCode, String> {
-    let root = root.unwrap_or_else(default_root);
+    let root = match root {
+        Some(root) => root,
+        None => default_root()?,
+    };
     let generated = generate(&root)?;
     let path = root.join(BOOK);
     if check {
