@@ -21,25 +21,15 @@ import tempfile
 REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
-def pristine_source():
-    digest = (REPO / "mlx-sys/pristine/SOURCE_DIGEST").read_text()[:24]
-    cache = os.environ.get("MLX_AB_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")), "mlx-ab")
-    src = pathlib.Path(cache, "sources", digest)
-    if not (src / "mlx/mlx.h").is_file():
-        sys.exit(f"cuda_sass_diff: no MLX source at {src} (build mlx-sys once)")
-    return src
-
-
-def series(patches):
-    files = [f for f in (REPO / "patches/series").read_text().split() if f]
-    if patches == "all":
-        return files
-    wanted = patches.split(",")
-    chosen = [f for f in files if re.sub(r"^\d+-|\.patch$", "", f) in wanted]
-    if len(chosen) != len(wanted):
-        sys.exit(f"cuda_sass_diff: {patches} are not all ids of patches/series")
-    return chosen
+def mlx_build(*args):
+    """The lines `mlx-build ARGS` prints (the packed binary where scripts/gpu/pack left one)."""
+    packed = REPO / ".gpu/tools/mlx-build"
+    cmd = [str(packed)] if packed.is_file() else [
+        "cargo", "run", "-q", "--release", "--manifest-path", str(REPO / "Cargo.toml"), "-p", "mlx-build", "--"]
+    out = subprocess.run(cmd + list(args), capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit(f"cuda_sass_diff: mlx-build {' '.join(args)}: {out.stderr.strip()}")
+    return out.stdout.split("\n")[:-1]
 
 
 def kernels(sass):
@@ -74,11 +64,10 @@ def main():
             with tarfile.open(archive) as t:
                 t.extractall(tmp / "deps", filter="data")
         trees = {"pristine": tmp / "pristine", "patched": tmp / "patched"}
-        shutil.copytree(pristine_source(), trees["pristine"])
+        shutil.copytree(mlx_build("pristine-source")[0], trees["pristine"])
         shutil.copytree(trees["pristine"], trees["patched"])
-        for f in series(args.patches):
-            subprocess.run(["git", "apply", "--whitespace=nowarn", str(REPO / "patches" / f)],
-                           cwd=trees["patched"], check=True)
+        for patch in mlx_build("patches", args.patches):
+            subprocess.run(["git", "apply", "--whitespace=nowarn", patch], cwd=trees["patched"], check=True)
         deps = tmp / "deps"
         found = {}
         for arm, root in trees.items():
