@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Achieved bandwidth and arithmetic rate of op_ab.py's gather_qmm points, against a machine's
+"""Achieved bandwidth and arithmetic rate of `mlx-ab ops`' gather_qmm points, against a machine's
 limits: the fewest bytes a call must move (every expert's packed weights and scales once, x
 read once, the output written once) over its median time, and 2*M*N*K over the same time.
 
@@ -9,17 +9,19 @@ matrix rate (790 TFLOP/s) from the device notes of this workplace.
 """
 import argparse, json
 
-from op_ab import EXPERTS, HIDDEN, WIDTH  # the shapes op-bench runs
+# op-bench's default gather_qmm shape (Qwen3-30B-A3B's experts); a point's `shape` overrides it.
+QWEN3_30B_A3B = (128, 2048, 768)
 # bits per weight, and bytes of scale/bias data per weight
 FORMATS = {"affine4": (4, 2 * 2 / 64), "mxfp4": (4, 1 / 32), "nvfp4": (4, 1 / 16),
            "mxfp8": (8, 1 / 32)}
 
 
 def bytes_moved(r):
-    n, k = (WIDTH, HIDDEN) if r["proj"] == "up" else (HIDDEN, WIDTH)
+    experts, hidden, width = r.get("shape", QWEN3_30B_A3B)
+    n, k = (width, hidden) if r["proj"] == "up" else (hidden, width)
     bits, scale_bytes = FORMATS[r["mode"]]
-    rows = EXPERTS * r["rows_per_expert"]
-    weights = EXPERTS * n * k * (bits / 8 + scale_bytes)
+    rows = experts * r["rows_per_expert"]
+    weights = experts * n * k * (bits / 8 + scale_bytes)
     return weights + rows * k * 2 + rows * n * 2  # bf16 x in, bf16 out
 
 

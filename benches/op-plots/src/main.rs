@@ -1,4 +1,4 @@
-//! `op-plots`: BENCHMARKS.md's plots from scripts/op_ab.py's JSON reports (see README.md).
+//! `op-plots`: BENCHMARKS.md's plots from `mlx-ab ops`' JSON reports (see README.md).
 
 use clap::Parser;
 use plotters::prelude::*;
@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(about = "Plots stock/patched ratios from op_ab.py JSON reports")]
+#[command(about = "Plots stock/patched ratios from mlx-ab ops JSON reports")]
 struct Args {
     /// Folder for the PNG files.
     #[arg(long)]
@@ -20,7 +20,7 @@ struct Args {
     reports: Vec<String>,
 }
 
-/// One measured point of an op_ab.py report (the fields the plots use).
+/// One measured point of an `mlx-ab ops` report (the fields the plots use).
 #[derive(Deserialize)]
 struct Point {
     op: String,

@@ -1,4 +1,4 @@
-//! `op-bench`: one arm's worker for cross-build op benchmarks (scripts/op_ab.py starts one per
+//! `op-bench`: one arm's worker for cross-build op benchmarks (`mlx-ab ops` starts one per
 //! arm, each against its own libmlx, and interleaves their requests). Inputs come from MLX's
 //! keyed generator, so every arm computes on the same bits; each reply carries a digest of the
 //! output bits, so the driver checks the arms agree bit for bit at every point it times.

@@ -233,7 +233,7 @@ fn per_patch(md: &mut String, s: &Sources) {
         md,
         "Each patch's best figure per machine: the row whose 95% interval has the highest low end \
          (stock/patched, or B/A tokens per second: above 1, the patch is faster). Op level: the \
-         `scripts/op_ab.py` points of the ops the patch changes on that machine (the manifests' \
+         single-op points (`mlx-ab ops`, earlier `scripts/op_ab.py`) of the ops the patch changes on that machine (the manifests' \
          `measures`). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \
          (`reports/series.json`'s `end_to_end_phase`: decode for eval-walk, prefill for the \
          others; the other phase's figure is in the tables below). Each names its \
@@ -425,13 +425,16 @@ fn notes(md: &mut String, notes: Vec<(String, String)>) {
 }
 
 fn ops_section(md: &mut String, s: &Sources) {
-    let _ = writeln!(md, "## Single ops: `scripts/op_ab.py`\n");
+    let _ = writeln!(md, "## Single ops: `mlx-ab ops`\n");
     let _ = writeln!(
         md,
-        "Stock (A) against B, one worker process per build, ABBA pairs; stock time / B time, \
-         median [95% bootstrap] (pairs B faster / A faster): above 1, B is faster. Times: medians \
-         in milliseconds. Bits: the outputs of both builds compared bit for bit at that point. \
-         Non-square attention points (queries != keys) are marked.\n"
+        "Stock (A) against B, one worker process per build, pairs in a balanced order; stock time \
+         / B time, median [95% bootstrap] (pairs B faster / A faster): above 1, B is faster. \
+         Times: medians in milliseconds. Bits: the outputs of both builds compared bit for bit at \
+         that point. Non-square attention points (queries != keys) are marked. Tool: `mlx-ab ops` \
+         (Thue-Morse pairs, 10,000 bootstrap resamples, type-7 quantiles: `mlx-ab run`'s \
+         statistics) or `scripts/op_ab.py`, which it replaced (ABBA pairs, 2,000 resamples, \
+         index quantiles), so intervals of the two differ slightly for the same times.\n"
     );
     for (digest, members) in series_groups(s) {
         let mut runs: Vec<&OpsRun> =
@@ -445,9 +448,9 @@ fn ops_section(md: &mut String, s: &Sources) {
         });
         let _ = writeln!(
             md,
-            "| raw file | date | machine | series | B (measures) | point | stock ms | B ms | stock/B | bits |"
+            "| raw file | date | machine | series | tool | B (measures) | point | stock ms | B ms | stock/B | bits |"
         );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---:|---:|---|---|");
+        let _ = writeln!(md, "|---|---|---|---|---|---|---|---:|---:|---|---|");
         for r in &runs {
             let b = arm_b(&r.b_patches, &r.source.series);
             let measures = r.measures.as_deref().unwrap_or("none: a control");
@@ -455,8 +458,9 @@ fn ops_section(md: &mut String, s: &Sources) {
                 let shape = if p.non_square() { " (non-square)" } else { "" };
                 let _ = writeln!(
                     md,
-                    "| {} | {b} ({measures}) | `{}`{shape} | {:.3} | {:.3} | {} | {} |",
+                    "| {} | `{}` | {b} ({measures}) | `{}`{shape} | {:.3} | {:.3} | {} | {} |",
                     source_cells(&r.source),
+                    r.tool,
                     p.args,
                     p.a_seconds * 1e3,
                     p.b_seconds * 1e3,

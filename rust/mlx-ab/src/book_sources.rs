@@ -1,7 +1,7 @@
 //! What the benchmark book is made of: the series (patch file names and their sha256) that each
 //! raw file under `reports/` ran, read from the folder manifests (`RUNS.json`) and
-//! `reports/series.json`, and the raw files themselves (`mlx-ab run` reports, `scripts/op_ab.py`
-//! sweeps), reduced to what the book prints.
+//! `reports/series.json`, and the raw files themselves (`mlx-ab run` reports, `mlx-ab ops`
+//! and older `scripts/op_ab.py` sweeps), reduced to what the book prints.
 
 use crate::stats::{RatioSummary, SignTest};
 use mlx_build::digest;
@@ -12,8 +12,10 @@ use std::path::{Path, PathBuf};
 
 /// Folders holding `mlx-ab run` reports, relative to the repository root.
 pub const E2E_FOLDERS: &[&str] = &["reports/h200", "reports/h200/e2e"];
-/// Folders holding `scripts/op_ab.py` reports.
+/// Folders holding `mlx-ab ops` (or older `scripts/op_ab.py`) reports.
 pub const OPS_FOLDERS: &[&str] = &["reports/h200/ops", "reports/cpu/ops"];
+/// The tool of the op reports that name none.
+pub const OP_AB_PY: &str = "scripts/op_ab.py";
 pub const SERIES_FILE: &str = "reports/series.json";
 pub const MANIFEST: &str = "RUNS.json";
 
@@ -237,10 +239,13 @@ struct ProvenanceJson {
     date: String,
 }
 
-/// A `scripts/op_ab.py` report: A stock, B patched, one point per op and shape.
+/// An `mlx-ab ops` (or older `scripts/op_ab.py`) report: A stock, B patched, one point per op
+/// and shape.
 #[derive(Debug, Clone)]
 pub struct OpsRun {
     pub source: Source,
+    /// What made it: the report's `meta.tool`, or `scripts/op_ab.py` (which wrote none).
+    pub tool: String,
     /// B's patch ids.
     pub b_patches: Vec<String>,
     pub measures: Option<String>,
@@ -249,7 +254,7 @@ pub struct OpsRun {
 
 #[derive(Debug, Clone)]
 pub struct OpPoint {
-    /// `op_ab.py`'s point arguments (`gather_qmm affine4 up 8`).
+    /// The point's op-bench arguments (`gather_qmm affine4 up 8`).
     pub args: String,
     pub op: String,
     pub a_seconds: f64,
@@ -276,6 +281,8 @@ struct OpsJson {
 #[derive(Deserialize)]
 struct OpsMeta {
     date: String,
+    #[serde(default)]
+    tool: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -485,6 +492,7 @@ pub fn read(root: &Path) -> Result<Sources, String> {
             }
             ops.push(OpsRun {
                 source,
+                tool: json.meta.tool.unwrap_or_else(|| OP_AB_PY.into()),
                 b_patches,
                 measures: entry.measures.clone(),
                 points: json.results.into_iter().map(OpJson::point).collect(),

@@ -1,5 +1,7 @@
 //! Command line: subcommands and their options.
 
+use crate::ops_points;
+use clap::builder::RangedU64ValueParser;
 use clap::{Args, Parser, Subcommand};
 use mlx_ab_protocol::DeviceKind;
 use std::path::PathBuf;
@@ -34,6 +36,21 @@ pub enum Command {
     /// one's bitwise comparison with the first run and name the first that differs.
     /// Exit status: 0 all identical, 1 some differ, 2 error.
     Determinism(DeterminismCommand),
+    /// A/B single MLX ops between two installed builds (DIR/bin/op-bench, DIR/lib first on the
+    /// library path), pairs in `run`'s order and with `run`'s statistics.
+    /// Exit status: 0 identical, 1 outputs differ, 2 error, 3 stopped by SIGTERM / SIGINT
+    /// (the finished points are reported).
+    Ops(Box<OpsArgs>),
+    /// Summarize paired ratios given on the command line (e.g. A seconds / B seconds per pair,
+    /// from benches/cpp/ab) with `run`'s statistics: median [95% bootstrap] (above 1 / below 1,
+    /// sign test p).
+    Ratios {
+        #[arg(required = true, allow_negative_numbers = true)]
+        ratios: Vec<f64>,
+        /// Seed of the bootstrap resampling.
+        #[arg(long, default_value_t = 0x5eed)]
+        bootstrap_seed: u64,
+    },
     /// Build (or reuse) the worker of an arm and print its path.
     BuildWorker {
         /// `all`, `none` or a comma-separated list of patch ids.
@@ -140,6 +157,58 @@ pub struct RunArgs {
     pub json: Option<PathBuf>,
     /// Write the Markdown summary here (it is also printed on stdout).
     #[arg(long)]
+    pub md: Option<PathBuf>,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub bootstrap_seed: u64,
+}
+
+#[derive(Args)]
+pub struct OpsArgs {
+    /// Arm A's installed layout (the baseline): DIR/bin/op-bench and DIR/lib with libmlx.so.
+    #[arg(long, value_name = "DIR")]
+    pub a: PathBuf,
+    /// Arm B's installed layout.
+    #[arg(long, value_name = "DIR")]
+    pub b: PathBuf,
+    #[arg(long, value_enum, default_value = "all")]
+    pub sweep: ops_points::Sweep,
+    /// gather_qmm quantization modes, comma separated (default: mxfp4,nvfp4,mxfp8,affine4).
+    #[arg(long, value_name = "MODE,...", value_delimiter = ',')]
+    pub modes: Vec<String>,
+    /// Measured pairs per point (each runs A once and B once, in `run`'s balanced order).
+    #[arg(long, default_value_t = 6, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    pub pairs: usize,
+    /// Evaluations per timed request (the worker replies with their median).
+    #[arg(long, default_value_t = 3, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    pub reps: usize,
+    /// MLX_PTX_CACHE_DIR of arm A's worker.
+    #[arg(long, value_name = "DIR")]
+    pub a_ptx_cache: Option<PathBuf>,
+    /// MLX_PTX_CACHE_DIR of arm B's worker.
+    #[arg(long, value_name = "DIR")]
+    pub b_ptx_cache: Option<PathBuf>,
+    /// Seconds after which no new point starts (0: no limit); the report says how many ran.
+    #[arg(long, value_name = "S")]
+    pub budget: Option<f64>,
+    /// Run just the points whose label contains this text.
+    #[arg(long, value_name = "TEXT")]
+    pub only: Option<String>,
+    /// Softmax sweep shapes HEADS:Q_LEN:KV_LEN, comma separated, for a smaller sweep on slow
+    /// machines (default: 8:2048:2048,8:8192:8192,1:32768:32768,8:512:8192,8:512:32768).
+    #[arg(long, value_name = "H:Q:KV,...", value_delimiter = ',', value_parser = ops_points::parse_triple)]
+    pub softmax_shapes: Vec<[u64; 3]>,
+    /// gather_qmm sweep EXPERTS:HIDDEN:WIDTH (default: Qwen3-30B-A3B's, 128:2048:768).
+    #[arg(long, value_name = "E:H:W", value_parser = ops_points::parse_triple)]
+    pub gather_shape: Option<[u64; 3]>,
+    /// gather_qmm sweep rows per expert, comma separated (default: 1,2,4,8,16,32,64,128,256).
+    #[arg(long, value_name = "R,...", value_delimiter = ',', value_parser = ops_points::parse_rows)]
+    pub rows: Vec<u64>,
+    /// Write the report (every pair's times) as JSON here.
+    #[arg(long, value_name = "F")]
+    pub json: Option<PathBuf>,
+    /// Write the Markdown table here (it is also printed on stdout).
+    #[arg(long, value_name = "F")]
     pub md: Option<PathBuf>,
     /// Seed of the bootstrap resampling.
     #[arg(long, default_value_t = 0x5eed)]

@@ -16,6 +16,10 @@ mod deterministic;
 mod forward;
 mod gpu_name;
 mod markdown;
+mod ops;
+mod ops_points;
+mod ops_report;
+mod ops_worker;
 mod prebuilt;
 mod provenance;
 mod ptx_cache;
@@ -40,6 +44,11 @@ fn main() -> ExitCode {
         Command::MakeModel { worker, options } => forward::make_model(&worker, &options),
         Command::Generate(args) => forward::generate(&args),
         Command::Determinism(args) => forward::determinism(&args),
+        Command::Ops(args) => ops::main(*args),
+        Command::Ratios { ratios, bootstrap_seed } => {
+            println!("{}", ops_report::ratios_line(ratios, bootstrap_seed));
+            Ok(ExitCode::SUCCESS)
+        }
         Command::BuildWorker { patches } => build_worker(&patches),
         Command::Book { check, root } => book::main(root, check),
     };

@@ -1,0 +1,302 @@
+//! The points of an `mlx-ab ops` sweep: the `op-bench` request of each (benches/src/bin/op-bench.rs)
+//! and the work it does (flops, fewest bytes), for the rates in the report. Points, order and
+//! fields are those of the retired scripts/op_ab.py, so old and new reports line up.
+
+use serde::Serialize;
+
+/// The fp modes first: only they take the sorted-rhs kernel whose tile the patch changes on CUDA;
+/// affine takes qmm_sm80 in both builds (a control).
+pub const MODES: [&str; 4] = ["mxfp4", "nvfp4", "mxfp8", "affine4"];
+pub const ROWS_PER_EXPERT: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/// Sorted-rhs gather_qmm: experts, hidden size, expert width (op-bench's default).
+pub const QWEN3_30B_A3B: [u64; 3] = [128, 2048, 768];
+pub const PROJECTIONS: [&str; 2] = ["up", "down"];
+/// op-bench's attention head dimension.
+const HEAD_DIM: u64 = 128;
+/// Causal SDPA points: dtype, heads, queries, keys.
+pub const SDPA: [(&str, u64, u64, u64); 6] = [
+    ("float32", 8, 2048, 2048),
+    ("float32", 8, 8192, 8192),
+    ("float32", 8, 512, 8192),
+    ("float32", 8, 512, 32768),
+    ("float32", 1, 32768, 32768),
+    ("bfloat16", 8, 8192, 8192),
+];
+/// Causal softmax stage points: heads, queries, keys.
+pub const SOFTMAX_SHAPES: [[u64; 3]; 5] =
+    [[8, 2048, 2048], [8, 8192, 8192], [1, 32768, 32768], [8, 512, 8192], [8, 512, 32768]];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Sweep {
+    #[value(name = "gather_qmm")]
+    GatherQmm,
+    Sdpa,
+    Softmax,
+    All,
+}
+
+/// What to sweep (the `mlx-ab ops` options that choose points).
+#[derive(Debug, Clone)]
+pub struct SweepOptions {
+    pub sweep: Sweep,
+    pub modes: Vec<String>,
+    pub gather_shape: [u64; 3],
+    pub rows: Vec<u64>,
+    pub softmax_shapes: Vec<[u64; 3]>,
+    /// Keep only the points whose label contains this text.
+    pub only: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Kind {
+    Gather { mode: String, proj: String, rows_per_expert: u64 },
+    Attention { dtype: String, heads: u64, q_len: u64, kv_len: u64 },
+}
+
+/// One point, serialized with the field names op_ab.py wrote.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Point {
+    pub op: String,
+    #[serde(flatten)]
+    pub kind: Kind,
+    /// The request, less CALLS and REPS.
+    pub args: String,
+    /// Independent calls evaluated as one graph per timing.
+    pub calls: u64,
+    pub flops: u64,
+    /// Softmax only: the fewest bytes a kernel must move.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<i64>,
+    /// gather_qmm only, when not the default shape.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shape: Option<[u64; 3]>,
+}
+
+impl Point {
+    /// What `--only` matches and the report prints.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            Kind::Gather { mode, proj, rows_per_expert } => {
+                let shape =
+                    self.shape.map(|[e, h, w]| format!(" E={e} H={h} W={w}")).unwrap_or_default();
+                format!("gather_qmm {mode} {proj} r={rows_per_expert}{shape}")
+            }
+            Kind::Attention { dtype, heads, q_len, kv_len } => {
+                format!("{} {dtype} H={heads} q={q_len} kv={kv_len}", self.op)
+            }
+        }
+    }
+}
+
+pub fn gather_points(modes: &[String], shape: [u64; 3], rows: &[u64]) -> Vec<Point> {
+    let [experts, hidden, width] = shape;
+    let mut points = Vec::new();
+    for mode in modes {
+        for proj in PROJECTIONS {
+            for &r in rows {
+                points.push(Point {
+                    op: "gather_qmm".into(),
+                    kind: Kind::Gather {
+                        mode: mode.clone(),
+                        proj: proj.into(),
+                        rows_per_expert: r,
+                    },
+                    args: format!("gather_qmm {mode} {proj} {r} {experts} {hidden} {width}"),
+                    // Enough calls per graph that one timing spans milliseconds, not launch
+                    // latency.
+                    calls: (32 / r).max(1),
+                    flops: 2 * experts * r * hidden * width,
+                    bytes: None,
+                    shape: (shape != QWEN3_30B_A3B).then_some(shape),
+                });
+            }
+        }
+    }
+    points
+}
+
+fn attention(op: &str, dtype: &str, heads: u64, q_len: u64, kv_len: u64) -> Point {
+    Point {
+        op: op.into(),
+        kind: Kind::Attention { dtype: dtype.into(), heads, q_len, kv_len },
+        args: format!("{op} {dtype} {heads} {q_len} {kv_len}"),
+        calls: 1,
+        flops: 0,
+        bytes: None,
+        shape: None,
+    }
+}
+
+pub fn sdpa_points() -> Vec<Point> {
+    SDPA.iter()
+        .map(|&(dtype, heads, q, kv)| Point {
+            flops: 4 * heads * q * kv * HEAD_DIM,
+            ..attention("sdpa", dtype, heads, q, kv)
+        })
+        .collect()
+}
+
+/// The causal softmax stage alone, on held float32 scores. Bytes: the visible scores read once
+/// and every output written once. Query i sees min(kv, i + kv - q + 1) keys (summed as op_ab.py
+/// did, so a q > kv point gives the same figure).
+pub fn softmax_points(shapes: &[[u64; 3]]) -> Vec<Point> {
+    shapes
+        .iter()
+        .map(|&[heads, q, kv]| {
+            let (qi, kvi) = (q as i64, kv as i64);
+            let visible: i64 = (0..qi).map(|i| kvi.min(i + kvi - qi + 1)).sum();
+            Point {
+                bytes: Some(4 * heads as i64 * (visible + qi * kvi)),
+                ..attention("softmax", "float32", heads, q, kv)
+            }
+        })
+        .collect()
+}
+
+/// Every point of the sweep, in order: gather_qmm, then sdpa, then softmax.
+pub fn points(o: &SweepOptions) -> Vec<Point> {
+    let wants = |s| o.sweep == s || o.sweep == Sweep::All;
+    let mut points = Vec::new();
+    if wants(Sweep::GatherQmm) {
+        points.extend(gather_points(&o.modes, o.gather_shape, &o.rows));
+    }
+    if wants(Sweep::Sdpa) {
+        points.extend(sdpa_points());
+    }
+    if wants(Sweep::Softmax) {
+        points.extend(softmax_points(&o.softmax_shapes));
+    }
+    if let Some(only) = &o.only {
+        points.retain(|p| p.label().contains(only.as_str()));
+    }
+    points
+}
+
+/// `A:B:C`, each a positive integer (a gather shape or a softmax shape).
+pub fn parse_triple(text: &str) -> Result<[u64; 3], String> {
+    let values: Vec<u64> = text
+        .split(':')
+        .map(|v| v.trim().parse::<u64>().ok().filter(|&v| v > 0))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("{text:?}: expected three positive integers A:B:C"))?;
+    values.try_into().map_err(|_| format!("{text:?}: expected three positive integers A:B:C"))
+}
+
+pub fn parse_rows(text: &str) -> Result<u64, String> {
+    text.trim()
+        .parse::<u64>()
+        .ok()
+        .filter(|&r| r > 0)
+        .ok_or_else(|| format!("{text:?}: rows per expert must be a positive integer"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn defaults(sweep: Sweep) -> SweepOptions {
+        SweepOptions {
+            sweep,
+            modes: MODES.iter().map(|m| m.to_string()).collect(),
+            gather_shape: QWEN3_30B_A3B,
+            rows: ROWS_PER_EXPERT.to_vec(),
+            softmax_shapes: SOFTMAX_SHAPES.to_vec(),
+            only: None,
+        }
+    }
+
+    /// Reads a request back into numbers (independently of how it was written).
+    fn numbers(args: &str) -> Vec<u64> {
+        args.split_whitespace().filter_map(|w| w.parse().ok()).collect()
+    }
+
+    /// The default sweep as op-bench's docs and op_ab.py define it: mode-major gather_qmm
+    /// (mode, then projection, then rows), then the sdpa list, then the softmax list; every
+    /// request's numbers give back the point's fields, calls and work (op_ab.py printed 83
+    /// points with these args, checked once against it when it was retired).
+    #[test]
+    fn default_sweep_is_op_ab_py_s() {
+        let all = points(&defaults(Sweep::All));
+        let gathers = MODES.len() * PROJECTIONS.len() * ROWS_PER_EXPERT.len();
+        assert_eq!(all.len(), gathers + SDPA.len() + SOFTMAX_SHAPES.len());
+        let mut i = 0;
+        for mode in MODES {
+            for proj in ["up", "down"] {
+                for r in [1u64, 2, 4, 8, 16, 32, 64, 128, 256] {
+                    let p = &all[i];
+                    i += 1;
+                    assert_eq!(p.args, format!("gather_qmm {mode} {proj} {r} 128 2048 768"));
+                    // One graph holds at least 32 rows per expert, or one call.
+                    assert!(p.calls * r >= 32 || p.calls == 1, "{}", p.args);
+                    assert!(p.calls == 1 || (p.calls + 1) * r > 32, "{}", p.args);
+                    assert_eq!(p.flops, 2 * 128 * r * 2048 * 768);
+                    assert_eq!((p.shape, p.bytes), (None, None));
+                    assert_eq!(p.label(), format!("gather_qmm {mode} {proj} r={r}"));
+                }
+            }
+        }
+        for (dtype, heads, q, kv) in SDPA {
+            let p = &all[i];
+            i += 1;
+            assert_eq!(p.args, format!("sdpa {dtype} {heads} {q} {kv}"));
+            assert_eq!((p.calls, p.flops), (1, 4 * heads * q * kv * 128));
+        }
+        for p in &all[i..] {
+            let [heads, q, kv]: [u64; 3] = numbers(&p.args).try_into().unwrap();
+            assert!(p.args.starts_with("softmax float32 "));
+            // Closed form of the causal count for q <= kv: query i sees kv - q + 1 + i keys.
+            let visible = q * (kv - q + 1) + q * (q - 1) / 2;
+            assert_eq!(p.bytes, Some((4 * heads * (visible + q * kv)) as i64));
+            assert_eq!((p.calls, p.flops), (1, 0));
+        }
+        let softmax: Vec<[u64; 3]> =
+            all[i..].iter().map(|p| numbers(&p.args).try_into().unwrap()).collect();
+        assert_eq!(softmax, SOFTMAX_SHAPES);
+    }
+
+    #[test]
+    fn sweeps_only_and_shapes_choose_points() {
+        assert_eq!(points(&defaults(Sweep::GatherQmm)).len(), 72);
+        assert_eq!(points(&defaults(Sweep::Sdpa)).len(), 6);
+        assert_eq!(points(&defaults(Sweep::Softmax)).len(), 5);
+        let only = SweepOptions { only: Some("q=2048".into()), ..defaults(Sweep::All) };
+        let labels: Vec<String> = points(&only).iter().map(Point::label).collect();
+        assert_eq!(
+            labels,
+            ["sdpa float32 H=8 q=2048 kv=2048", "softmax float32 H=8 q=2048 kv=2048"]
+        );
+        let small = SweepOptions {
+            modes: vec!["affine4".into()],
+            gather_shape: [32, 512, 512],
+            rows: vec![4],
+            ..defaults(Sweep::GatherQmm)
+        };
+        let p = &points(&small)[0];
+        assert_eq!(p.args, "gather_qmm affine4 up 4 32 512 512");
+        assert_eq!(p.label(), "gather_qmm affine4 up r=4 E=32 H=512 W=512");
+        assert_eq!((p.shape, p.calls), (Some([32, 512, 512]), 8));
+        let json = serde_json::to_value(p).unwrap();
+        assert_eq!(json["rows_per_expert"], 4);
+        assert_eq!(json["shape"], serde_json::json!([32, 512, 512]));
+        assert!(json.get("bytes").is_none() && json.get("dtype").is_none());
+    }
+
+    #[test]
+    fn softmax_bytes_count_visible_scores() {
+        // 1 head, 2 queries, 3 keys: query 0 sees 2 keys, query 1 sees 3; plus 6 outputs.
+        let p = &softmax_points(&[[1, 2, 3]])[0];
+        assert_eq!(p.bytes, Some(4 * (2 + 3 + 6)));
+        let json = serde_json::to_value(p).unwrap();
+        assert_eq!((json["q_len"].as_u64(), json["dtype"].as_str()), (Some(2), Some("float32")));
+    }
+
+    #[test]
+    fn parses_shapes_and_rows() {
+        assert_eq!(parse_triple("128:2048:768"), Ok([128, 2048, 768]));
+        assert!(parse_triple("1:2").is_err() && parse_triple("1:2:0").is_err());
+        assert!(parse_triple("1:2:3:4").is_err() && parse_triple("a:2:3").is_err());
+        assert_eq!(parse_rows("16"), Ok(16));
+        assert!(parse_rows("0").is_err());
+    }
+}

@@ -1,0 +1,189 @@
+//! What `mlx-ab ops` writes: per point the fields scripts/op_ab.py wrote (every reader of its
+//! JSON, the book and op-plots among them, reads these), the run's meta with which tool and
+//! statistics made it, and the Markdown table.
+
+use crate::ops_points::Point;
+use serde::Serialize;
+
+pub const TOOL: &str = "mlx-ab ops";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Times {
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PointResult {
+    #[serde(flatten)]
+    pub point: Point,
+    /// Medians over the pairs of each arm's seconds per call.
+    pub a_seconds: f64,
+    pub b_seconds: f64,
+    /// Median of the per-pair A time / B time: above 1, B is faster.
+    pub ratio: f64,
+    /// 95% bootstrap interval of that median.
+    pub ci: [f64; 2],
+    /// Pairs with ratio above 1 / below 1, and the exact two-sided sign test's p.
+    pub b_faster: usize,
+    pub a_faster: usize,
+    pub p: f64,
+    /// Every reply of both arms had the same output digest.
+    pub identical: bool,
+    pub a_tflops: f64,
+    pub b_tflops: f64,
+    pub b_gbps: f64,
+    pub a_peak_bytes: u64,
+    pub b_peak_bytes: u64,
+    /// Seconds per call of each pair, in pair order.
+    pub times: Times,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Meta {
+    pub a: String,
+    pub b: String,
+    pub pairs: usize,
+    pub reps: usize,
+    pub points_planned: usize,
+    pub points_run: usize,
+    pub date: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stopped_by: Option<String>,
+    /// What made the file and how: op_ab.py's files have none of these (2,000 resamples, index
+    /// quantiles, ABBA pairs).
+    pub tool: &'static str,
+    pub bootstrap_resamples: usize,
+    pub bootstrap_seed: u64,
+    pub quantiles: &'static str,
+    /// The measured slots of every point, e.g. `ABBABAAB`.
+    pub order: String,
+}
+
+#[derive(Serialize)]
+pub struct Report<'a> {
+    pub meta: &'a Meta,
+    pub results: &'a [PointResult],
+}
+
+/// Python's `{:.3g}`: three significant digits, trailing zeros dropped.
+pub fn three_significant(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return format!("{x}");
+    }
+    let exponent = x.abs().log10().floor() as i32;
+    if !(-4..3).contains(&exponent) {
+        let s = format!("{x:.2e}");
+        let (mantissa, power) = s.split_once('e').unwrap();
+        let mantissa = mantissa.trim_end_matches('0').trim_end_matches('.');
+        let power: i32 = power.parse().unwrap();
+        return format!("{mantissa}e{}{:02}", if power < 0 { '-' } else { '+' }, power.abs());
+    }
+    let s = format!("{x:.*}", (2 - exponent) as usize);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+/// `median [low, high] (above/below 1, p = P)` of paired ratios, by `mlx-ab run`'s statistics.
+pub fn ratios_line(ratios: Vec<f64>, seed: u64) -> String {
+    let s = crate::stats::summarize_ratios(ratios, seed);
+    let [low, high] = s.ci95.unwrap_or([f64::NAN; 2]);
+    format!(
+        "median {:.3} [{low:.3}, {high:.3}] ({}/{} above/below 1, p = {})",
+        s.median.unwrap_or(f64::NAN),
+        s.sign_test.greater,
+        s.sign_test.less,
+        three_significant(s.sign_test.p_value)
+    )
+}
+
+/// The line printed as each point finishes.
+pub fn progress_line(r: &PointResult, seconds: f64) -> String {
+    format!(
+        "{}: A {:.4} ms, B {:.4} ms, A/B {:.3} [{:.3}, {:.3}] identical={} ({seconds:.1}s)",
+        r.point.label(),
+        r.a_seconds * 1e3,
+        r.b_seconds * 1e3,
+        r.ratio,
+        r.ci[0],
+        r.ci[1],
+        if r.identical { "True" } else { "False" }
+    )
+}
+
+pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
+    let stopped =
+        meta.stopped_by.as_ref().map(|s| format!(" (stopped by {s})")).unwrap_or_default();
+    let mut lines = vec![
+        format!(
+            "A: `{}`  B: `{}`  pairs: {}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
+             A time / B time (above 1: B faster), median of pairs [95% bootstrap]; identical: \
+             output bits equal in every reply of both arms. Statistics: {} ({} bootstrap \
+             resamples, {} quantiles; pair order {}).",
+            meta.a,
+            meta.b,
+            meta.pairs,
+            meta.reps,
+            meta.points_run,
+            meta.points_planned,
+            meta.tool,
+            meta.bootstrap_resamples,
+            meta.quantiles,
+            meta.order
+        ),
+        String::new(),
+        "| point | A ms/call | B ms/call | A/B | 95% CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |".into(),
+        "|---|---:|---:|---:|---|---|---:|---:|---|".into(),
+    ];
+    for r in results {
+        lines.push(format!(
+            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | {}/{} (p = {}) | {:.2} | {:.1} | {} |",
+            r.point.label(),
+            r.a_seconds * 1e3,
+            r.b_seconds * 1e3,
+            r.ratio,
+            r.ci[0],
+            r.ci[1],
+            r.b_faster,
+            r.a_faster,
+            three_significant(r.p),
+            r.a_tflops,
+            r.b_gbps,
+            if r.identical { "yes" } else { "**NO**" }
+        ));
+    }
+    lines.join("\n") + "\n"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ratios_line, three_significant};
+
+    #[test]
+    fn ratios_line_summarizes() {
+        // Median of 1, 2, 3, 4 is 2.5; 3 above 1, none below; p = 2 / 8.
+        let line = ratios_line(vec![1.0, 2.0, 3.0, 4.0], 1);
+        assert!(line.starts_with("median 2.500 ["), "{line}");
+        assert!(line.ends_with("(3/0 above/below 1, p = 0.25)"), "{line}");
+    }
+
+    #[test]
+    fn three_significant_digits_like_python() {
+        // Python: f"{x:.3g}" for each.
+        for (x, text) in [
+            (1.0, "1"),
+            (0.03125, "0.0312"),
+            (0.0078125, "0.00781"),
+            (0.109375, "0.109"),
+            (0.5, "0.5"),
+            (2e-5, "2e-05"),
+            (123456.0, "1.23e+05"),
+            (0.0, "0"),
+        ] {
+            assert_eq!(three_significant(x), text, "{x}");
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! One arm's `op-bench` process for `mlx-ab ops`: start it against its arm's libmlx, send
+//! request lines, read `ok SECONDS PEAK DIGEST` replies. Replies are read on a thread so that
+//! waiting on a slow op still notices SIGTERM / SIGINT (a time limit) within a fraction of a
+//! second.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::Duration;
+
+/// Why a measurement did not finish.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Halt {
+    /// A signal (its name) asked the run to stop: report what finished.
+    Stopped(String),
+    /// A worker failed or died: no report.
+    Failed(String),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub seconds: f64,
+    pub peak_bytes: u64,
+    pub digest: String,
+}
+
+/// `ok SECONDS_PER_CALL PEAK_BYTES DIGEST`, or `error MESSAGE` (op-bench's replies).
+pub fn parse_reply(line: &str) -> Result<Reply, String> {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.as_slice() {
+        ["ok", seconds, peak, digest, ..] => {
+            let seconds = seconds.parse().map_err(|_| format!("bad seconds in {line:?}"))?;
+            let peak_bytes = peak.parse().map_err(|_| format!("bad peak bytes in {line:?}"))?;
+            Ok(Reply { seconds, peak_bytes, digest: digest.to_string() })
+        }
+        [] => Err("empty reply".into()),
+        [_, message @ ..] => Err(message.join(" ")),
+    }
+}
+
+pub struct OpWorker {
+    name: String,
+    child: Child,
+    stdin: ChildStdin,
+    /// Reply lines; `None` once the worker closed its stdout.
+    lines: Receiver<Option<String>>,
+}
+
+impl OpWorker {
+    /// Starts ARM/bin/op-bench with ARM/lib first on the library path and, if given, its own
+    /// PTX cache.
+    pub fn start(name: &str, arm: &Path, ptx_cache: Option<&Path>) -> Result<OpWorker, String> {
+        let exe = arm.join("bin").join("op-bench");
+        let executable =
+            exe.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if !executable {
+            return Err(format!(
+                "{} is not an executable (pack the arm with op-bench)",
+                exe.display()
+            ));
+        }
+        let mut library_path = OsString::from(arm.join("lib"));
+        if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
+            library_path.push(":");
+            library_path.push(old);
+        }
+        let mut command = Command::new(&exe);
+        command.env("LD_LIBRARY_PATH", library_path).stdin(Stdio::piped()).stdout(Stdio::piped());
+        if let Some(dir) = ptx_cache {
+            command.env("MLX_PTX_CACHE_DIR", dir);
+        }
+        let mut child = command
+            .spawn()
+            .map_err(|e| format!("starting worker {name} ({}): {e}", exe.display()))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout"));
+        let (send, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in stdout.lines() {
+                let Ok(line) = line else { break };
+                if send.send(Some(line)).is_err() {
+                    return;
+                }
+            }
+            let _ = send.send(None);
+        });
+        Ok(OpWorker { name: name.into(), child, stdin, lines })
+    }
+
+    pub fn send(&mut self, line: &str) -> Result<(), Halt> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| Halt::Failed(format!("worker {}: writing {line:?}: {e}", self.name)))
+    }
+
+    /// The reply to `request`, or the signal that stopped the wait (`stop`, polled).
+    pub fn receive(
+        &mut self,
+        request: &str,
+        stop: &dyn Fn() -> Option<String>,
+    ) -> Result<Reply, Halt> {
+        loop {
+            if let Some(signal) = stop() {
+                return Err(Halt::Stopped(signal));
+            }
+            match self.lines.recv_timeout(Duration::from_millis(50)) {
+                Ok(Some(line)) => {
+                    return parse_reply(&line).map_err(|e| {
+                        Halt::Failed(format!("worker {}: {e} (request: {request})", self.name))
+                    })
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Ok(None) | Err(RecvTimeoutError::Disconnected) => {
+                    // SIGINT from a terminal reaches the workers too: their exit is the stop's.
+                    if let Some(signal) = stop() {
+                        return Err(Halt::Stopped(signal));
+                    }
+                    let status = self.child.wait().map(|s| s.to_string()).unwrap_or_default();
+                    return Err(Halt::Failed(format!(
+                        "worker {} exited ({status}) on: {request}",
+                        self.name
+                    )));
+                }
+            }
+        }
+    }
+
+    pub fn ask(&mut self, request: &str, stop: &dyn Fn() -> Option<String>) -> Result<Reply, Halt> {
+        self.send(request)?;
+        self.receive(request, stop)
+    }
+
+    /// Asks the worker to quit; `kill`: stopped mid-request, it would not read that.
+    pub fn close(mut self, kill: bool) {
+        if kill {
+            let _ = self.child.kill();
+        }
+        let _ = writeln!(self.stdin, "quit");
+        drop(self.stdin);
+        let _ = self.child.wait();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_parse_or_quote_the_error() {
+        let r = parse_reply("ok 2.5e-3 4096 00000000deadbeef").unwrap();
+        assert_eq!(
+            (r.seconds, r.peak_bytes, r.digest.as_str()),
+            (2.5e-3, 4096, "00000000deadbeef")
+        );
+        assert_eq!(parse_reply("error [sdpa] out of memory"), Err("[sdpa] out of memory".into()));
+        assert!(parse_reply("ok x 1 d").is_err());
+        assert!(parse_reply("").is_err());
+    }
+}

@@ -1,0 +1,224 @@
+//! `mlx-ab ops` over stand-in arms: shell scripts speaking op-bench's line protocol. Identical
+//! digests pass with A time / B time as the ratio, one differing digest fails the run (exit 1),
+//! a worker error leaves no report (exit 2), pairs run in `mlx-ab run`'s Thue-Morse order, a
+//! spent budget leaves points out, SIGTERM reports the finished points (exit 3).
+
+mod common;
+
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const SAME: &str = "00000000deadbeef";
+
+/// How a stand-in op-bench answers.
+struct Fake<'a> {
+    /// `ok SECONDS PEAK DIGEST` or `error ...`, for every request.
+    reply: &'a str,
+    /// Each request is appended here as `NAME REQUEST` before the reply.
+    log: Option<&'a Path>,
+    /// After this many replies the worker hangs (a slow op).
+    hang_after: Option<usize>,
+    /// Seconds to sleep before each reply.
+    delay: Option<&'a str>,
+}
+
+fn fake(reply: &str) -> Fake<'_> {
+    Fake { reply, log: None, hang_after: None, delay: None }
+}
+
+/// Writes ROOT/NAME/{bin/op-bench, lib} and returns ROOT/NAME.
+fn arm(root: &Path, name: &str, f: &Fake) -> PathBuf {
+    let dir = root.join(name);
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::fs::create_dir_all(dir.join("lib")).unwrap();
+    let mut script = String::from("#!/bin/sh\nn=0\nwhile read -r line; do\n");
+    script.push_str("  [ \"$line\" = quit ] && exit 0\n  n=$((n + 1))\n");
+    if let Some(log) = f.log {
+        script.push_str(&format!("  echo \"{name} $line\" >> '{}'\n", log.display()));
+    }
+    if let Some(n) = f.hang_after {
+        // exec: the driver's kill reaches the sleep itself, which holds no pipe of the test.
+        script.push_str(&format!("  [ $n -gt {n} ] && exec sleep 600\n"));
+    }
+    if let Some(seconds) = f.delay {
+        script.push_str(&format!("  sleep {seconds}\n"));
+    }
+    script.push_str(&format!("  echo '{}'\ndone\n", f.reply));
+    let exe = dir.join("bin/op-bench");
+    std::fs::write(&exe, script).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}
+
+fn ops(a: &Path, b: &Path, extra: &[&str], json: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mlx-ab"));
+    c.arg("ops").arg("--a").arg(a).arg("--b").arg(b).args(extra).arg("--json").arg(json);
+    c
+}
+
+/// One sdpa point (q=2048), `pairs` pairs: the exit, output and JSON report (if written).
+fn run(a: &Fake, b: &Fake, pairs: &str) -> (Output, Option<Value>) {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let (a, b) = (arm(d.path(), "a", a), arm(d.path(), "b", b));
+    let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", pairs];
+    let output = ops(&a, &b, &args, &json).output().unwrap();
+    let report = std::fs::read(&json).ok().map(|t| serde_json::from_slice(&t).unwrap());
+    (output, report)
+}
+
+#[test]
+fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
+    let (out, report) =
+        run(&fake(&format!("ok 2.0e-3 100 {SAME}")), &fake(&format!("ok 1.0e-3 300 {SAME}")), "6");
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let report = report.unwrap();
+    let r = &report["results"][0];
+    // The fields op_ab.py wrote, which the book, op-plots and ops_roofline.py read.
+    for field in [
+        "op",
+        "dtype",
+        "heads",
+        "q_len",
+        "kv_len",
+        "args",
+        "calls",
+        "flops",
+        "a_seconds",
+        "b_seconds",
+        "ratio",
+        "ci",
+        "b_faster",
+        "a_faster",
+        "p",
+        "identical",
+        "a_tflops",
+        "b_tflops",
+        "b_gbps",
+        "a_peak_bytes",
+        "b_peak_bytes",
+        "times",
+    ] {
+        assert!(r.get(field).is_some(), "no {field} in {r}");
+    }
+    assert_eq!(r["args"], "sdpa float32 8 2048 2048");
+    assert_eq!((r["ratio"].as_f64(), r["identical"].as_bool()), (Some(2.0), Some(true)));
+    assert_eq!(r["ci"], serde_json::json!([2.0, 2.0]));
+    // Every pair B faster: exact two-sided sign test, 2 / 2^6.
+    assert_eq!((r["b_faster"].as_u64(), r["a_faster"].as_u64()), (Some(6), Some(0)));
+    assert!((r["p"].as_f64().unwrap() - 2.0 / 64.0).abs() < 1e-12, "{}", r["p"]);
+    assert_eq!((r["a_peak_bytes"].as_u64(), r["b_peak_bytes"].as_u64()), (Some(100), Some(300)));
+    assert_eq!(r["times"]["a"].as_array().unwrap().len(), 6);
+    let flops = 4.0 * 8.0 * 2048.0 * 2048.0 * 128.0;
+    assert!((r["a_tflops"].as_f64().unwrap() - flops / 2e-3 / 1e12).abs() < 1e-9);
+    let meta = &report["meta"];
+    assert_eq!((meta["points_planned"].as_u64(), meta["points_run"].as_u64()), (Some(1), Some(1)));
+    assert_eq!(meta["tool"], "mlx-ab ops");
+    assert_eq!(meta["bootstrap_resamples"], 10_000);
+    assert!(meta.get("stopped_by").is_none());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| sdpa float32 H=8 q=2048 kv=2048 | 2.0000 | 1.0000 | 2.000 |"));
+}
+
+#[test]
+fn one_differing_digest_fails_the_run() {
+    let (out, report) =
+        run(&fake(&format!("ok 1.0e-3 100 {SAME}")), &fake("ok 1.0e-3 100 00000000deadbeee"), "2");
+    assert_eq!(out.status.code(), Some(1), "{}", common::describe(&out));
+    assert_eq!(report.unwrap()["results"][0]["identical"], false);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("**NO**"));
+}
+
+#[test]
+fn a_worker_error_leaves_no_report() {
+    let (out, report) =
+        run(&fake(&format!("ok 1.0e-3 100 {SAME}")), &fake("error [sdpa] out of memory"), "2");
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("out of memory"));
+    assert!(report.is_none());
+}
+
+#[test]
+fn a_missing_op_bench_is_an_error() {
+    let d = tempfile::tempdir().unwrap();
+    let a = arm(d.path(), "a", &fake(&format!("ok 1.0e-3 100 {SAME}")));
+    let out = ops(&a, &d.path().join("nothing"), &[], &d.path().join("r.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("op-bench is not an executable"));
+}
+
+#[test]
+fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("requests");
+    let reply = format!("ok 1.0e-3 100 {SAME}");
+    let f = Fake { log: Some(&log), ..fake(&reply) };
+    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", "8", "--reps", "5"];
+    let out = ops(&a, &b, &args, &d.path().join("r.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let lines: Vec<String> =
+        std::fs::read_to_string(&log).unwrap().lines().map(String::from).collect();
+    // Warm-ups (both arms at once, so in either order), one call per graph, one rep.
+    let mut warm: Vec<&str> = lines[..2].iter().map(|l| &l[..1]).collect();
+    warm.sort();
+    assert_eq!(warm, ["a", "b"]);
+    assert!(lines[..2].iter().all(|l| l.ends_with(" sdpa float32 8 2048 2048 1 1")));
+    // Pair k runs B first when k has an odd number of set bits.
+    let expected: String =
+        (0..8u32).map(|k| if k.count_ones() % 2 == 1 { "ba" } else { "ab" }).collect();
+    let order: String = lines[2..].iter().map(|l| &l[..1]).collect();
+    assert_eq!(order, expected);
+    assert!(lines[2..].iter().all(|l| l.ends_with(" sdpa float32 8 2048 2048 1 5")));
+}
+
+#[test]
+fn a_spent_budget_leaves_the_later_points_out() {
+    // Each point takes over a second (5 requests of 0.25 s, 4 of them in turn), so with a
+    // one-second budget only the first starts.
+    let reply = format!("ok 1.0e-3 100 {SAME}");
+    let f = Fake { delay: Some("0.25"), ..fake(&reply) };
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let json = d.path().join("r.json");
+    let args = ["--sweep", "softmax", "--pairs", "2", "--budget", "1"];
+    let out = ops(&a, &b, &args, &json).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(
+        (report["meta"]["points_planned"].as_u64(), report["meta"]["points_run"].as_u64()),
+        (Some(5), Some(1))
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("4 points left out"), "{stdout}");
+    assert!(stdout.contains("points: 1 of 5."), "{stdout}");
+}
+
+#[test]
+fn sigterm_reports_the_finished_points_and_exits_3() {
+    let d = tempfile::tempdir().unwrap();
+    let reply = format!("ok 1.0e-3 100 {SAME}");
+    // Each arm answers the first point's requests (warm-up + 2 pairs), then hangs.
+    let f = Fake { hang_after: Some(3), ..fake(&reply) };
+    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let json = d.path().join("r.json");
+    let args = ["--sweep", "sdpa", "--only", "float32 H=8", "--pairs", "2"];
+    let mut child = ops(&a, &b, &args, &json).stdout(Stdio::piped()).spawn().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    // The first point's line: the second point is now hanging.
+    assert!(first.contains("q=2048"), "{first}");
+    let kill = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap();
+    assert!(kill.success());
+    let mut rest = String::new();
+    stdout.read_to_string(&mut rest).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(3), "{rest}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["meta"]["stopped_by"], "SIGTERM");
+    assert_eq!(report["results"].as_array().unwrap().len(), 1);
+    assert!(rest.contains("points: 1 of 4 (stopped by SIGTERM)"), "{rest}");
+}
