@@ -3,6 +3,7 @@
 //! steps, used by mlx-sys's build script, the harness, the tests and (through the `mlx-build`
 //! binary) the GPU scripts.
 
+pub mod apply_check;
 pub mod builder;
 pub mod cache;
 pub mod cmake_build;

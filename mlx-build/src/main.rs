@@ -9,6 +9,10 @@
 //!                                            PREFIX/{include,lib,bin} with PATCHES and SERIES;
 //!                                            the source: --source, else MLX_SRC_DIR, else the
 //!                                            pinned v0.32.4 (the same code as mlx-sys's build)
+//!     mlx-build apply-check --patches LIST [--source DIR]
+//!                                            do those patches apply to the source (default: the
+//!                                            pinned v0.32.4), each alone and all in order? Exit 1
+//!                                            if not (an upstream pull request's check)
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
 //!     mlx-build env                          every environment variable the project reads, as the
 //!                                            Markdown table README.md holds
@@ -97,7 +101,9 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
         }
         Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
+        Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
         _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
+                  mlx-build apply-check --patches LIST [--source DIR] | \
                   mlx-build patches LIST | mlx-build env | mlx-build pristine-source | \
                   mlx-build cmake-flags [--cuda] [--arch A] \
                   [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
@@ -164,4 +170,35 @@ fn build(args: &[String]) -> Result<String, String> {
 /// cmake runs in other folders: every path it gets is absolute.
 fn absolute(path: &Path) -> Result<PathBuf, String> {
     std::path::absolute(path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `mlx-build apply-check ...`: one line per check; a failed check exits 1 after printing them.
+fn apply_check(args: &[String]) -> Result<Vec<String>, String> {
+    let (mut list, mut checkout) = (None, None);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
+        match flag.as_str() {
+            "--patches" => list = Some(value()?),
+            "--source" => checkout = Some(PathBuf::from(value()?)),
+            other => return Err(format!("apply-check: unknown option {other}")),
+        }
+    }
+    let list = list.ok_or("apply-check: --patches all|ID,ID is required")?;
+    let checkout = checkout.or_else(|| std::env::var_os("MLX_SRC_DIR").map(PathBuf::from));
+    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
+    let selected = patches::select(&series::parse_list(&list)?, &[])?;
+    let scratch = std::env::temp_dir().join(format!(
+        "mlx-build-apply-check-{}-{}",
+        std::process::id(),
+        source.digest
+    ));
+    let (lines, ok) = mlx_build::apply_check::check(&source.dir, &selected, &scratch)?;
+    let mut lines = lines;
+    lines.insert(0, format!("source: {} (digest {})", source.origin, &source.digest[..16]));
+    if !ok {
+        lines.iter().for_each(|l| println!("{l}"));
+        std::process::exit(1);
+    }
+    Ok(lines)
 }
