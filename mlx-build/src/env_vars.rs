@@ -38,6 +38,7 @@ const fn var(name: &'static str, reader: Reader, effect: &'static str) -> EnvVar
 
 pub const VARIABLES: &[EnvVar] = &[
     var("MLX_SRC_DIR", Reader::Build, "build this MLX checkout (for example MLX main) instead of pinned v0.32.4"),
+    var("MLX_PREFIX", Reader::Build, "link this installed MLX (`mlx-build build --prefix`, a cache entry) instead of building one; refused unless its `PATCHES` (and `SERIES`, where it has one) are the patches the features select"),
     var("MLX_EXTRA_PATCHES", Reader::Build, "more patch files (`:`-separated), applied after the selected series"),
     var("MLX_BUILD_CACHE", Reader::Build, "the build cache, shared by builds, arms and JIT kernel folders (default `$XDG_CACHE_HOME/mlx-ab` or `~/.cache/mlx-ab`)"),
     var("MLX_AB_CACHE_DIR", Reader::Build, "the former name of `MLX_BUILD_CACHE`, read where that is unset"),
@@ -48,8 +49,8 @@ pub const VARIABLES: &[EnvVar] = &[
     var("CUDA_PATH", Reader::Build, "`cuda` feature: the toolkit, where `CUDA_HOME` is unset"),
     var("CUDNN_ROOT", Reader::Build, "`cuda` feature: cuDNN (default: the `nvidia-cudnn` wheel of `python3`, else `/usr`)"),
     var("MLX_AB_WORKSPACE", Reader::Harness, "the checkout arms are built from (default: the nearest folder above the current directory, or above the `mlx-ab` binary, holding `rust/mlx-ab/Cargo.toml`)"),
-    var("MLX_AB_WORKER_ABORT_AT_RUN", Reader::Harness, "test-only fault injection: the worker aborts at that run (counting from 1), as a crashing MLX would"),
-    var("MLX_AB_WORKER_HANG_AT_RUN", Reader::Harness, "test-only fault injection: the worker hangs at that run"),
+    var("MLX_AB_WORKER_ABORT_AT_RUN", Reader::Harness, "test-only fault injection, read only by a worker built with the `fault-injection` feature (`mlx-ab build-worker --fault-injection`): the worker aborts at that run (counting from 1), as a crashing MLX would"),
+    var("MLX_AB_WORKER_HANG_AT_RUN", Reader::Harness, "test-only fault injection, read only by a worker built with the `fault-injection` feature: the worker hangs at that run"),
     var("MLX_PTX_CACHE_DIR", Reader::Mlx, "where MLX's CUDA backend keeps JIT-compiled kernels; `mlx-ab` gives each arm its own folder under the build cache"),
     var("MLX_CUDA_USE_CUDNN_SDPA", Reader::Mlx, "`0`: attention without cuDNN; `--deterministic` sets it in every worker"),
     var("MLX_FUZZ_CASES", Reader::Tests, "cases of the differential fuzz tests (default: the short mode CI runs; 10000: the long mode)"),

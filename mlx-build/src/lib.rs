@@ -15,6 +15,7 @@ pub mod files;
 pub mod nested_cargo;
 pub mod op_table;
 pub mod patches;
+pub mod prefix;
 pub mod process;
 pub mod progress;
 pub mod sanitize;

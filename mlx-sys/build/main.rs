@@ -4,6 +4,8 @@
 //!
 //! Environment (each one is part of the cache key or of the source it selects):
 //! - `MLX_SRC_DIR`: build this MLX checkout instead of the pinned v0.32.4 source.
+//! - `MLX_PREFIX`: link this installed MLX (`mlx-build build --prefix`, a cache entry) instead of
+//!   building one; it must have exactly the patches the features select (`PREFIX/PATCHES`).
 //! - `MLX_EXTRA_PATCHES`: more patch files (path-list syntax), applied after the series.
 //! - `MLX_BUILD_CACHE` (formerly `MLX_AB_CACHE_DIR`, still read): where builds are cached
 //!   (default `$XDG_CACHE_HOME/mlx-ab` or `~/.cache/mlx-ab`).
@@ -21,7 +23,7 @@ use mlx_build::builder::Build;
 use mlx_build::cache::{BuildSpec, Cache};
 use mlx_build::cmake_flags::{Backend, BuildOptions};
 use mlx_build::sanitize::{self, Sanitize};
-use mlx_build::{cmake_flags, cuda, patches, series, source};
+use mlx_build::{cuda, patches, prefix, series, source};
 
 /// A build-script failure: printed as one clear message saying what failed and what to do.
 pub type Fallible<T> = mlx_build::Fallible<T>;
@@ -38,6 +40,7 @@ fn run() -> Fallible<()> {
     let repo_root = manifest_dir.parent().unwrap().to_path_buf();
     for var in [
         "MLX_SRC_DIR",
+        "MLX_PREFIX",
         "MLX_EXTRA_PATCHES",
         "MLX_BUILD_CACHE",
         "MLX_AB_CACHE_DIR",
@@ -56,6 +59,60 @@ fn run() -> Fallible<()> {
     }
     println!("cargo:rerun-if-changed={}", repo_root.join("patches").display());
 
+    // The series' patches whose cargo feature is on, then MLX_EXTRA_PATCHES.
+    let ids: Vec<&str> = series::ids()
+        .into_iter()
+        .filter(|id| env::var_os(series::feature_env(id)).is_some())
+        .collect();
+    let extra = patches::extra_from_env();
+    for path in &extra {
+        println!("cargo:rerun-if-changed={}", path.display());
+    }
+    let selected = patches::select(&ids, &extra)?;
+    let (prefix, info, sanitize) = match env::var_os(prefix::ENV) {
+        Some(dir) => installed(Path::new(&dir), &selected)?,
+        None => build(&selected)?,
+    };
+    write_build_info(&selected, &info)?;
+    let mut sanitize_flags = sanitize.map(|s| s.compile_flags()).unwrap_or_default();
+    // cpp/shim_common.cc: the runtimes' defaults that make a finding fatal.
+    if sanitize.is_some_and(|s| s.undefined) {
+        sanitize_flags.push("-DMLX_SYS_UBSAN".into());
+    }
+    if sanitize.is_some_and(|s| s.thread) {
+        sanitize_flags.push("-DMLX_SYS_TSAN".into());
+    }
+    // Before any other library (the bridge's own, libmlx's).
+    if let Some(sanitize) = &sanitize {
+        link_runtime(sanitize);
+    }
+    compile_bridge(&manifest_dir, &prefix.join("include"), &sanitize_flags)?;
+    link_mlx(&prefix, info.shared)?;
+    println!("cargo:root={}", prefix.display());
+    println!("cargo:include={}", prefix.join("include").display());
+    // Bridges of other crates (mlx-ext) include the shims' headers, and the safe crate reads
+    // the op table (ops.def) there: DEP_MLX_SHIM_INCLUDE.
+    println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
+    // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
+    println!("cargo:sanitize={}", info.sanitize);
+    Ok(())
+}
+
+/// What `src/build_info.rs` tells programs about the MLX they link.
+struct Info {
+    source_digest: String,
+    source_origin: String,
+    source_dir: String,
+    key: String,
+    prefix: PathBuf,
+    backend: &'static str,
+    shared: bool,
+    sanitize: String,
+}
+
+/// MLX built (or found in the cache) with the selected patches: its prefix, what it is, and the
+/// sanitizers instrumenting it.
+fn build(selected: &patches::Selection) -> Fallible<(PathBuf, Info, Option<Sanitize>)> {
     // A CUDA build checks the machine first: one clear error before any work.
     let toolkit = match env::var_os("CARGO_FEATURE_CUDA") {
         Some(_) => Some(cuda::locate()?),
@@ -68,44 +125,59 @@ fn run() -> Fallible<()> {
         println!("cargo:rerun-if-changed={}", dir.display());
     }
     let source = source::locate(checkout.as_deref(), &cache)?;
-    // The series' patches whose cargo feature is on, then MLX_EXTRA_PATCHES.
-    let ids: Vec<&str> = series::ids()
-        .into_iter()
-        .filter(|id| env::var_os(series::feature_env(id)).is_some())
-        .collect();
-    let extra = patches::extra_from_env();
-    for path in &extra {
-        println!("cargo:rerun-if-changed={}", path.display());
-    }
-    let selected = patches::select(&ids, &extra)?;
     let build =
-        Build { source: &source, patches: &selected, options: &options, toolkit: toolkit.as_ref() };
+        Build { source: &source, patches: selected, options: &options, toolkit: toolkit.as_ref() };
     let spec = BuildSpec::new(&build.facts(&env::var("TARGET").unwrap_or_default()));
     let prefix = cache.build(&spec, |staging| build.run(staging, staging, &spec.key))?;
+    let info = Info {
+        source_digest: source.digest.clone(),
+        source_origin: source.origin.clone(),
+        source_dir: source.dir.display().to_string(),
+        key: spec.key.clone(),
+        prefix: prefix.clone(),
+        backend: match options.backend {
+            Backend::Cpu => "cpu",
+            Backend::Metal => "metal",
+            Backend::Cuda { .. } => "cuda",
+        },
+        shared: options.shared_library(),
+        sanitize: options.sanitize.map(|s| s.list()).unwrap_or_default(),
+    };
+    Ok((prefix, info, options.sanitize))
+}
 
-    write_build_info(&source, &selected, &spec.key, &prefix, &options)?;
-    let mut sanitize_flags = options.sanitize.map(|s| s.compile_flags()).unwrap_or_default();
-    // cpp/shim_common.cc: the runtimes' defaults that make a finding fatal.
-    if options.sanitize.is_some_and(|s| s.undefined) {
-        sanitize_flags.push("-DMLX_SYS_UBSAN".into());
+/// `MLX_PREFIX`: an installed MLX, linked as it is once it proves to have the selected patches.
+fn installed(
+    dir: &Path,
+    selected: &patches::Selection,
+) -> Fallible<(PathBuf, Info, Option<Sanitize>)> {
+    println!("cargo:rerun-if-changed={}", dir.display());
+    if Sanitize::from_env()?.is_some() {
+        return Err(format!(
+            "{}: sanitized builds are built here, not taken from {}",
+            sanitize::ENV,
+            prefix::ENV
+        ));
     }
-    if options.sanitize.is_some_and(|s| s.thread) {
-        sanitize_flags.push("-DMLX_SYS_TSAN".into());
+    let found = prefix::check(dir, selected)?;
+    if env::var_os("CARGO_FEATURE_CUDA").is_some() && found.backend != "cuda" {
+        return Err(format!(
+            "{}={}: the `cuda` feature needs a CUDA build of MLX",
+            prefix::ENV,
+            dir.display()
+        ));
     }
-    // Before any other library (the bridge's own, libmlx's).
-    if let Some(sanitize) = &options.sanitize {
-        link_runtime(sanitize);
-    }
-    compile_bridge(&manifest_dir, &prefix.join("include"), &sanitize_flags)?;
-    link_mlx(&prefix, options.shared_library())?;
-    println!("cargo:root={}", prefix.display());
-    println!("cargo:include={}", prefix.join("include").display());
-    // Bridges of other crates (mlx-ext) include the shims' headers, and the safe crate reads
-    // the op table (ops.def) there: DEP_MLX_SHIM_INCLUDE.
-    println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
-    // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
-    println!("cargo:sanitize={}", options.sanitize.map(|s| s.list()).unwrap_or_default());
-    Ok(())
+    let info = Info {
+        source_digest: found.source_digest.clone().unwrap_or_else(|| "unknown".into()),
+        source_origin: format!("{}={}", prefix::ENV, dir.display()),
+        source_dir: String::new(),
+        key: "installed".into(),
+        prefix: found.dir.clone(),
+        backend: found.backend,
+        shared: found.shared,
+        sanitize: String::new(),
+    };
+    Ok((found.dir, info, None))
 }
 
 /// This build's options, from mlx-sys's cargo features, `MLX_CUDA_ARCHITECTURES` and
@@ -137,18 +209,7 @@ fn options(cuda: bool, cuda_online: bool) -> Fallible<BuildOptions> {
 }
 
 /// `src/build_info.rs` includes this: what was built, so programs can report it.
-fn write_build_info(
-    source: &source::Source,
-    selected: &patches::Selection,
-    key: &str,
-    prefix: &Path,
-    options: &cmake_flags::BuildOptions,
-) -> Fallible<()> {
-    let backend = match options.backend {
-        cmake_flags::Backend::Cpu => "cpu",
-        cmake_flags::Backend::Metal => "metal",
-        cmake_flags::Backend::Cuda { .. } => "cuda",
-    };
+fn write_build_info(selected: &patches::Selection, info: &Info) -> Fallible<()> {
     let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("build_info.rs");
     let text = format!(
         "/// Patch ids of `patches/series` applied to this build, in series order.\n\
@@ -157,13 +218,15 @@ fn write_build_info(
          pub const EXTRA_PATCHES: &[&str] = &{:?};\n\
          /// SHA-256 over the MLX source tree before patching (paths and bytes).\n\
          pub const SOURCE_DIGEST: &str = {:?};\n\
-         /// Where the source came from: `pinned` (MLX v0.32.4) or an `MLX_SRC_DIR` path.\n\
+         /// Where the source came from: `pinned` (MLX v0.32.4), an `MLX_SRC_DIR` path, or\n\
+         /// `MLX_PREFIX=DIR` (an installed MLX, linked as it is).\n\
          pub const SOURCE: &str = {:?};\n\
-         /// The unpatched MLX source tree this build started from.\n\
+         /// The unpatched MLX source tree this build started from (empty for an installed MLX).\n\
          pub const SOURCE_DIR: &str = {:?};\n\
-         /// Cache key of this MLX build (source, patches, flags, compiler).\n\
+         /// Cache key of this MLX build (source, patches, flags, compiler); `installed` for\n\
+         /// `MLX_PREFIX`.\n\
          pub const BUILD_KEY: &str = {:?};\n\
-         /// This MLX build in the cache: install prefix, with `build/` (the cmake tree) in it.\n\
+         /// This MLX build's install prefix (in the cache, with `build/`, the cmake tree, in it).\n\
          pub const BUILD_DIR: &str = {:?};\n\
          /// The GPU backend built beside the CPU one: `cpu` (none), `cuda` or `metal`.\n\
          pub const BACKEND: &str = {:?};\n\
@@ -174,14 +237,14 @@ fn write_build_info(
          pub const SANITIZE: &str = {:?};\n",
         selected.series_ids(),
         selected.extra_names(),
-        source.digest,
-        source.origin,
-        source.dir.display().to_string(),
-        key,
-        prefix.display().to_string(),
-        backend,
-        options.shared_library(),
-        options.sanitize.map(|s| s.list()).unwrap_or_default(),
+        info.source_digest,
+        info.source_origin,
+        info.source_dir,
+        info.key,
+        info.prefix.display().to_string(),
+        info.backend,
+        info.shared,
+        info.sanitize,
     );
     fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
 }
