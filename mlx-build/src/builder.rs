@@ -49,14 +49,15 @@ impl Build<'_> {
 
     /// Builds in `tree` and installs into `prefix` (which may be `tree`). A tree that already
     /// holds a build is reused: only source files whose bytes change are rewritten, so building
-    /// another patch set there recompiles only what its patches touch.
-    pub fn run(&self, tree: &Path, prefix: &Path, label: &str) -> Fallible<()> {
+    /// another patch set there recompiles only what its patches touch. Returns cmake's seconds.
+    pub fn run(&self, tree: &Path, prefix: &Path, label: &str) -> Fallible<f64> {
         let changed = prepare_source(self.source, self.patches, &tree.join("mlx"))?;
         if let Some(changed) = changed {
             eprintln!("{label}: {changed} source file(s) changed in {}", tree.display());
         }
-        cmake_build::build(tree, prefix, self.options, self.toolkit, label)?;
-        self.finish_install(tree, prefix)
+        let seconds = cmake_build::build(tree, prefix, self.options, self.toolkit, label)?;
+        self.finish_install(tree, prefix)?;
+        Ok(seconds)
     }
 
     fn finish_install(&self, tree: &Path, prefix: &Path) -> Fallible<()> {

@@ -14,14 +14,14 @@ use std::process::{Command, Stdio};
 
 /// Builds `tree/mlx` in `tree/build` and installs it into `prefix` (`include/`, `lib/`); cmake's
 /// output goes to `tree/build/cmake.log`, whose end a failure quotes. `label` names the build in
-/// progress lines.
+/// progress lines. Returns the seconds it took.
 pub fn build(
     tree: &Path,
     prefix: &Path,
     options: &BuildOptions,
     toolkit: Option<&Toolkit>,
     label: &str,
-) -> Fallible<()> {
+) -> Fallible<f64> {
     let build_dir = tree.join("build");
     fs::create_dir_all(&build_dir).map_err(|e| format!("creating {}: {e}", build_dir.display()))?;
     let log = build_dir.join("cmake.log");
@@ -46,8 +46,9 @@ pub fn build(
             .try_for_each(|(cmd, step)| logged(cmd, &log, step));
     drop(progress);
     result?;
-    eprintln!("built MLX {label} in {:.0} s", started.elapsed().as_secs_f64());
-    Ok(())
+    let seconds = started.elapsed().as_secs_f64();
+    eprintln!("built MLX {label} in {seconds:.0} s");
+    Ok(seconds)
 }
 
 /// Every `-D` of the configure step: the build's flags, then this machine's paths.

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 pub struct Progress {
     stop: Arc<AtomicBool>,
@@ -24,9 +24,10 @@ impl Progress {
         eprintln!("{label}: started");
         let stop = Arc::new(AtomicBool::new(false));
         let flag = stop.clone();
+        let since = SystemTime::now();
         let thread = std::thread::spawn(move || match terminal() {
-            Some(target) => draw(&build_dir, label, target, &flag),
-            None => print_lines(&build_dir, &label, &flag),
+            Some(target) => draw(&build_dir, since, label, target, &flag),
+            None => print_lines(&build_dir, since, &label, &flag),
         });
         Progress { stop, thread: Some(thread) }
     }
@@ -47,7 +48,13 @@ fn terminal() -> Option<ProgressDrawTarget> {
     Some(ProgressDrawTarget::term_like(Box::new(term)))
 }
 
-fn draw(build_dir: &Path, label: String, target: ProgressDrawTarget, stop: &AtomicBool) {
+fn draw(
+    build_dir: &Path,
+    since: SystemTime,
+    label: String,
+    target: ProgressDrawTarget,
+    stop: &AtomicBool,
+) {
     let bar = ProgressBar::with_draw_target(None, target);
     bar.set_style(
         ProgressStyle::with_template("{msg} [{elapsed_precise}] {wide_bar} {pos}/{len} objects")
@@ -55,7 +62,7 @@ fn draw(build_dir: &Path, label: String, target: ProgressDrawTarget, stop: &Atom
     );
     bar.set_message(label);
     while !stop.load(Ordering::Relaxed) {
-        let (done, total) = objects(build_dir);
+        let (done, total) = objects(build_dir, since);
         if total > 0 {
             bar.set_length(total);
             bar.set_position(done);
@@ -65,23 +72,26 @@ fn draw(build_dir: &Path, label: String, target: ProgressDrawTarget, stop: &Atom
     bar.finish_and_clear();
 }
 
-/// `building MLX KEY: 120/231 objects after 150 s`, every 30 s.
-fn print_lines(build_dir: &Path, label: &str, stop: &AtomicBool) {
+/// `building MLX KEY: 120/231 objects compiled after 150 s`, every 30 s.
+fn print_lines(build_dir: &Path, since: SystemTime, label: &str, stop: &AtomicBool) {
     let started = Instant::now();
     let mut next = Duration::from_secs(30);
     while !stop.load(Ordering::Relaxed) {
         if started.elapsed() >= next {
             next += Duration::from_secs(30);
-            let (done, total) = objects(build_dir);
-            eprintln!("{label}: {done}/{total} objects after {} s", started.elapsed().as_secs());
+            let (done, total) = objects(build_dir, since);
+            eprintln!(
+                "{label}: {done}/{total} objects compiled after {} s",
+                started.elapsed().as_secs()
+            );
         }
         std::thread::sleep(Duration::from_millis(500));
     }
 }
 
-/// Objects compiled and objects listed (0 before cmake has generated the build files), for
-/// Makefiles and Ninja.
-fn objects(build_dir: &Path) -> (u64, u64) {
+/// Objects compiled since `since` (a tree reused for another patch set recompiles only some)
+/// and objects listed (0 before cmake has generated the build files), for Makefiles and Ninja.
+fn objects(build_dir: &Path, since: SystemTime) -> (u64, u64) {
     let objects_dir = build_dir.join("CMakeFiles/mlx.dir");
     let listed = if let Ok(makefile) = std::fs::read_to_string(objects_dir.join("build.make")) {
         makefile.lines().filter(|l| is_object_rule(l)).count()
@@ -90,7 +100,7 @@ fn objects(build_dir: &Path) -> (u64, u64) {
     } else {
         return (0, 0);
     };
-    (count_objects(&objects_dir), listed as u64)
+    (count_objects(&objects_dir, since), listed as u64)
 }
 
 /// `CMakeFiles/mlx.dir/mlx/array.cpp.o: CMakeFiles/mlx.dir/flags.make`: once per object.
@@ -104,16 +114,17 @@ fn is_ninja_object(line: &str) -> bool {
         && line.split(':').next().is_some_and(|o| o.ends_with(".o"))
 }
 
-fn count_objects(dir: &Path) -> u64 {
+fn count_objects(dir: &Path, since: SystemTime) -> u64 {
     let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
     entries
         .filter_map(Result::ok)
         .map(|e| {
             let path = e.path();
             if path.is_dir() {
-                count_objects(&path)
+                count_objects(&path, since)
             } else {
-                u64::from(path.extension().is_some_and(|x| x == "o"))
+                let fresh = e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since);
+                u64::from(fresh && path.extension().is_some_and(|x| x == "o"))
             }
         })
         .sum()

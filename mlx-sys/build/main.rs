@@ -128,7 +128,15 @@ fn build(selected: &patches::Selection) -> Fallible<(PathBuf, Info, Option<Sanit
     let build =
         Build { source: &source, patches: selected, options: &options, toolkit: toolkit.as_ref() };
     let spec = BuildSpec::new(&build.facts(&env::var("TARGET").unwrap_or_default()));
-    let prefix = cache.build(&spec, |staging| build.run(staging, staging, &spec.key))?;
+    let prefix = cache.build(&spec, |staging| {
+        let seconds = build.run(staging, staging, &spec.key)?;
+        // Cargo replays a warning whenever it replays the build script's output.
+        println!(
+            "cargo:warning=built MLX (cache key {}) in {seconds:.0} s; later builds reuse it",
+            spec.key
+        );
+        Ok(())
+    })?;
     let info = Info {
         source_digest: source.digest.clone(),
         source_origin: source.origin.clone(),

@@ -65,8 +65,18 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
     let mut packages = workspace_packages(&root.join("Cargo.toml"));
     packages.extend(workspace_packages(&root.join("mlx-rs-compat/Cargo.toml")));
     let ids = series::ids();
-    // Features that are not patches (`metal`, `metal-jit`, `accelerate`: mlx-rs's, on the drop-in).
-    let other = ["default", "cpp-suite", "shared", "cuda", "metal", "metal-jit", "accelerate"];
+    // Features that are not patches (`metal`, `metal-jit`, `accelerate`: mlx-rs's, on the drop-in;
+    // `fault-injection`: the worker's test-only faults).
+    let other = [
+        "default",
+        "cpp-suite",
+        "shared",
+        "cuda",
+        "metal",
+        "metal-jit",
+        "accelerate",
+        "fault-injection",
+    ];
     let mut checked = Vec::new();
     for package in &packages {
         let features = package["features"].as_object().unwrap();
