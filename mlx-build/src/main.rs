@@ -14,6 +14,7 @@
 //!                                            pinned v0.32.4), each alone and all in order? Exit 1
 //!                                            if not (an upstream pull request's check)
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
+//!     mlx-build ids LIST                     patch ids, series order (an unknown id is an error)
 //!     mlx-build env                          every environment variable the project reads, as the
 //!                                            Markdown table README.md holds
 //!     mlx-build pristine-source              the pinned MLX source in the build cache (staged by
@@ -50,6 +51,9 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                 .filter(|e| ids.contains(&e.id))
                 .map(|e| dir.join(e.file_name).display().to_string())
                 .collect())
+        }
+        Some((cmd, [list])) if cmd == "ids" => {
+            Ok(series::parse_list(list)?.into_iter().map(str::to_string).collect())
         }
         Some((cmd, [])) if cmd == "env" => {
             Ok(vec![mlx_build::env_vars::markdown().trim_end().to_string()])
@@ -104,7 +108,7 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
         _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
                   mlx-build apply-check --patches LIST [--source DIR] | \
-                  mlx-build patches LIST | mlx-build env | mlx-build pristine-source | \
+                  mlx-build patches LIST | mlx-build ids LIST | mlx-build env | mlx-build pristine-source | \
                   mlx-build cmake-flags [--cuda] [--arch A] \
                   [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
             .into()),
