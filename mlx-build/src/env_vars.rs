@@ -48,6 +48,7 @@ pub const VARIABLES: &[EnvVar] = &[
     var("CUDA_HOME", Reader::Build, "`cuda` feature: the toolkit (default: `CUDA_PATH`, else `nvcc` on `PATH`, else `/usr/local/cuda`)"),
     var("CUDA_PATH", Reader::Build, "`cuda` feature: the toolkit, where `CUDA_HOME` is unset"),
     var("CUDNN_ROOT", Reader::Build, "`cuda` feature: cuDNN (default: the `nvidia-cudnn` wheel of `python3`, else `/usr`)"),
+    var("MLX_AB_COMMIT", Reader::Harness, "the commit reports name as `repo_commit` (default: `git rev-parse HEAD` of the workspace); `scripts/gpu/run` sets it to the commit `scripts/gpu/pack` packed, since the device copy's git HEAD is not the binaries'"),
     var("MLX_AB_WORKSPACE", Reader::Harness, "the checkout arms are built from (default: the nearest folder above the current directory, or above the `mlx-ab` binary, holding `rust/mlx-ab/Cargo.toml`)"),
     var("MLX_AB_WORKER_ABORT_AT_RUN", Reader::Harness, "test-only fault injection, read only by a worker built with the `fault-injection` feature (`mlx-ab build-worker --fault-injection`): the worker aborts at that run (counting from 1), as a crashing MLX would"),
     var("MLX_AB_WORKER_HANG_AT_RUN", Reader::Harness, "test-only fault injection, read only by a worker built with the `fault-injection` feature: the worker hangs at that run"),

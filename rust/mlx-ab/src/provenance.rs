@@ -178,7 +178,12 @@ fn meminfo_total() -> Option<u64> {
         .map(|kb| kb * 1024)
 }
 
+/// `MLX_AB_COMMIT` where set (a copy of the checkout whose git HEAD is not the binaries':
+/// scripts/gpu/run sets it from the pack), else `git rev-parse HEAD` of the workspace.
 fn repo_commit(workspace: &Path) -> String {
+    if let Some(commit) = std::env::var("MLX_AB_COMMIT").ok().filter(|c| !c.is_empty()) {
+        return commit;
+    }
     let git = |args: &[&str]| {
         Command::new("git")
             .arg("-C")
