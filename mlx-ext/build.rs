@@ -1,5 +1,6 @@
-//! Compiles this crate's C++ against the MLX build of `mlx-sys` (its `DEP_MLX_INCLUDE`), with
-//! the sanitizers of that build (`DEP_MLX_SANITIZE`).
+//! Compiles this crate's C++ against the MLX build of `mlx-sys` (MLX's and the shims' headers
+//! come through cxx-build's exported header dirs of mlx-sys), with the sanitizers of that build
+//! (`DEP_MLX_SANITIZE`).
 //! Sources named after a patch id (`cpp/fused_causal_softmax.cc` with bridge
 //! `src/fused_causal_softmax.rs`) bind what only that patch adds, so they are compiled only when
 //! its feature is on; every other `cpp/*.cc` / `src/ffi/*.rs` pair is always compiled.
@@ -12,9 +13,6 @@ fn patch_stems() -> Vec<String> {
 }
 
 fn main() {
-    let include = PathBuf::from(std::env::var("DEP_MLX_INCLUDE").expect("mlx-sys exports include"));
-    let shim_include =
-        PathBuf::from(std::env::var("DEP_MLX_SHIM_INCLUDE").expect("mlx-sys exports its shims"));
     let enabled = |stem: &str| {
         !is_patch_stem(stem)
             || std::env::var_os(format!("CARGO_FEATURE_{}", stem.to_uppercase())).is_some()
@@ -35,9 +33,7 @@ fn main() {
     let mut build = cxx_build::bridges(&bridges);
     build
         .files(&shims)
-        .include(&include)
         .include("cpp")
-        .include(&shim_include)
         .std("c++20")
         .flag_if_supported("-Wno-unused-parameter")
         .opt_level(2);

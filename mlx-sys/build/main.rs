@@ -268,14 +268,13 @@ fn compile_bridge(manifest_dir: &Path, mlx_include: &Path, extra_flags: &[String
     if bridges.is_empty() {
         return Ok(());
     }
+    // MLX's headers and the shims' are on the include path of every crate that compiles C++
+    // against this one with cxx-build (mlx-ext): cxx-build's exported header dirs.
+    let leak = |p: PathBuf| -> &'static Path { Box::leak(p.into_boxed_path()) };
+    cxx_build::CFG.exported_header_dirs.push(leak(mlx_include.to_path_buf()));
+    cxx_build::CFG.exported_header_dirs.push(leak(manifest_dir.join("cpp")));
     let mut build = cxx_build::bridges(&bridges);
-    build
-        .files(&shims)
-        .include(mlx_include)
-        .include(manifest_dir.join("cpp"))
-        .std("c++20")
-        .flag_if_supported("-Wno-unused-parameter")
-        .opt_level(2);
+    build.files(&shims).std("c++20").flag_if_supported("-Wno-unused-parameter").opt_level(2);
     for flag in extra_flags {
         build.flag(flag);
     }
