@@ -1,47 +1,45 @@
-//! `op-plots`: BENCHMARKS.md's plots from `mlx-ab ops`' JSON reports (see README.md).
+//! `op-plots`: BENCHMARKS.md's plots from the single-op raw files (see README.md).
 
 use clap::Parser;
+use op_plots::{plan, Figure, Panel, DEFAULT_FOLDERS, PLOTS_DIR};
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use serde::Deserialize;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 #[derive(Parser)]
-#[command(about = "Plots stock/patched ratios from mlx-ab ops JSON reports")]
+#[command(about = "Plots stock/patched ratios of the single-op raw files, one figure per machine")]
 struct Args {
+    /// The repository root: the folders and --out are relative to it.
+    #[arg(long, default_value = ".")]
+    root: PathBuf,
     /// Folder for the PNG files.
-    #[arg(long)]
+    #[arg(long, default_value = PLOTS_DIR)]
     out: PathBuf,
     /// TrueType font for the text.
     #[arg(long, default_value = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf")]
     font: PathBuf,
-    /// Reports, each as LABEL=PATH (the label names the machine in the legend).
-    #[arg(required = true)]
-    reports: Vec<String>,
+    /// Folders of raw files, each with its RUNS.json (default: those `mlx-ab book` reads).
+    folders: Vec<String>,
 }
 
-/// One measured point of an `mlx-ab ops` report (the fields the plots use).
-#[derive(Deserialize)]
-struct Point {
-    op: String,
-    mode: Option<String>,
-    proj: Option<String>,
-    rows_per_expert: Option<u32>,
-    dtype: Option<String>,
-    heads: Option<u32>,
-    q_len: Option<u32>,
-    kv_len: Option<u32>,
-    ratio: f64,
-    ci: [f64; 2],
-}
+/// Okabe and Ito's colour-blind-safe palette (yellow darkened to read on white).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0x00, 0x72, 0xB2),
+    RGBColor(0xD5, 0x5E, 0x00),
+    RGBColor(0x00, 0x9E, 0x73),
+    RGBColor(0xCC, 0x79, 0xA7),
+    RGBColor(0xE6, 0x9F, 0x00),
+    RGBColor(0x56, 0xB4, 0xE9),
+    RGBColor(0x00, 0x00, 0x00),
+    RGBColor(0x9A, 0x86, 0x00),
+];
+const REFERENCE: RGBColor = RGBColor(0x80, 0x80, 0x80);
 
-#[derive(Deserialize)]
-struct Report {
-    results: Vec<Point>,
-}
-
-/// Series name -> (x, ratio, interval) points, sorted by x.
-type Series = BTreeMap<String, Vec<(f64, f64, [f64; 2])>>;
+const WIDTH: u32 = 1500;
+const CHART_WIDTH: u32 = 880;
+const PANEL_HEIGHT: u32 = 440;
+const HEADER: u32 = 70;
 
 fn main() {
     if let Err(e) = run(Args::parse()) {
@@ -60,92 +58,197 @@ fn run(args: Args) -> Result<(), String> {
         Box::leak(font.into_boxed_slice()),
     )
     .map_err(|_| format!("{} is not a TrueType font", args.font.display()))?;
-    let (mut gather, mut attention) = (Series::new(), Series::new());
-    for spec in &args.reports {
-        let (label, path) =
-            spec.split_once('=').ok_or_else(|| format!("{spec:?} is not LABEL=PATH"))?;
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-        let report: Report = serde_json::from_str(&text).map_err(|e| format!("{path}: {e}"))?;
-        for p in report.results {
-            let (series, name, x) = match (p.op.as_str(), p.rows_per_expert, p.q_len, p.kv_len) {
-                ("gather_qmm", Some(r), _, _) => {
-                    let (mode, proj) = (p.mode.unwrap_or_default(), p.proj.unwrap_or_default());
-                    (&mut gather, format!("{label} {mode} {proj}"), f64::from(r))
-                }
-                (op @ ("softmax" | "sdpa"), _, Some(q), Some(kv)) if q == kv => {
-                    let (dtype, heads) = (p.dtype.unwrap_or_default(), p.heads.unwrap_or(0));
-                    let stage = if op == "softmax" { "stage" } else { "SDPA" };
-                    (&mut attention, format!("{label} {stage} {dtype} H={heads}"), f64::from(q))
-                }
-                _ => continue,
-            };
-            series.entry(name).or_default().push((x, p.ratio, p.ci));
+    let folders: Vec<String> = if args.folders.is_empty() {
+        DEFAULT_FOLDERS.iter().map(|s| s.to_string()).collect()
+    } else {
+        args.folders.clone()
+    };
+    let (figures, elsewhere) = plan(&args.root, &folders)?;
+    let out = args.root.join(&args.out);
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
+    for fig in &figures {
+        let path = out.join(&fig.file);
+        draw(&path, fig)?;
+        let lines: usize = fig.panels.iter().map(|p| p.lines.len()).sum();
+        println!(
+            "wrote {} ({} panels, {lines} lines, {} raw files)",
+            path.display(),
+            fig.panels.len(),
+            fig.inputs.len()
+        );
+        for p in &fig.not_drawn {
+            println!("  not drawn: {p}");
         }
     }
-    for points in gather.values_mut().chain(attention.values_mut()) {
-        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for p in &elsewhere {
+        println!("in no plot: {p}");
     }
-    std::fs::create_dir_all(&args.out).map_err(|e| format!("{}: {e}", args.out.display()))?;
-    let gather_png = args.out.join("gather_qmm.png");
-    draw(&gather_png, "sorted gather_qmm: stock / patched", "rows per expert", &gather)?;
-    let attention_png = args.out.join("causal_attention.png");
-    draw(&attention_png, "causal attention: stock / patched", "L (L_q = L_kv)", &attention)?;
-    println!("wrote {} and {}", gather_png.display(), attention_png.display());
     Ok(())
 }
 
-/// One chart: x on a log2 axis, the ratio with its interval as error bars, a line per series.
-fn draw(path: &Path, title: &str, x_label: &str, series: &Series) -> Result<(), String> {
+type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
+
+fn draw(path: &Path, fig: &Figure) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    if series.is_empty() {
-        return Err(fail(&"no points of this kind in the reports"));
-    }
-    let all = || series.values().flatten();
-    let x_max = all().map(|p| p.0).fold(1.0, f64::max) * 2.0;
-    let x_min = all().map(|p| p.0).fold(f64::INFINITY, f64::min) / 2.0;
-    let y_max = all().map(|p| p.2[1].max(p.1)).fold(1.0, f64::max) * 1.1;
-    let root = BitMapBackend::new(path, (1100, 700)).into_drawing_area();
+    let height = HEADER + PANEL_HEIGHT * fig.panels.len().max(1) as u32;
+    let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(title, ("sans-serif", 26))
-        .margin(15)
-        .x_label_area_size(45)
-        .y_label_area_size(60)
-        .build_cartesian_2d((x_min..x_max).log_scale().base(2.0), 0.0..y_max)
+    let (header, body) = root.split_vertically(HEADER);
+    let title = format!("{} on {}: stock time / patched time", fig.kind.title(), fig.machine);
+    header
+        .draw_text(&title, &("sans-serif", 26).into_font().color(&BLACK), (20, 10))
         .map_err(|e| fail(&e))?;
+    let sub = "median of the pairs with its 95% interval (error bars); above the grey line \
+               y = 1 the patched build is faster; a line joins the points of one series only";
+    header
+        .draw_text(sub, &("sans-serif", 16).into_font().color(&BLACK), (20, 44))
+        .map_err(|e| fail(&e))?;
+    let rows = body.split_evenly((fig.panels.len().max(1), 1));
+    for (panel, area) in fig.panels.iter().zip(&rows) {
+        draw_panel(&root, area, fig, panel).map_err(|e| fail(&e))?;
+    }
+    root.present().map_err(|e| fail(&e))
+}
+
+/// Powers of two as `256`, `1k`, `32k`.
+fn pow2_label(v: f64) -> String {
+    if (v - v.round()).abs() > 1e-6 || v < 0.0 {
+        return String::new();
+    }
+    let n = 2f64.powi(v.round() as i32) as u64;
+    if n >= 1024 && n.is_multiple_of(1024) {
+        format!("{}k", n / 1024)
+    } else {
+        n.to_string()
+    }
+}
+
+fn draw_panel(root: &Area, area: &Area, fig: &Figure, panel: &Panel) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let (chart_area, legend_area) = area.split_horizontally(CHART_WIDTH);
+    let points = || panel.lines.iter().flat_map(|l| &l.points);
+    let x_lo = points().map(|p| p.0.log2()).fold(f64::INFINITY, f64::min) - 0.5;
+    let x_hi = points().map(|p| p.0.log2()).fold(f64::NEG_INFINITY, f64::max) + 0.5;
+    let y_lo = points().map(|p| p.2[0]).fold(1.0, f64::min);
+    let y_hi = points().map(|p| p.2[1]).fold(1.0, f64::max);
+    let pad = (y_hi - y_lo).max(0.05) * 0.08;
+    let (y_lo, y_hi) = ((y_lo - pad).max(0.0), y_hi + pad);
+    let mut chart = ChartBuilder::on(&chart_area)
+        .caption(&panel.title, ("sans-serif", 20))
+        .margin_left(10)
+        .margin_right(20)
+        .margin_top(6)
+        .margin_bottom(6)
+        .x_label_area_size(48)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)
+        .map_err(|e| err(&e))?;
+    let steps = (x_hi - x_lo).round() as usize;
     chart
         .configure_mesh()
-        .x_desc(x_label)
-        .y_desc("stock time / patched time (95% CI)")
-        .x_label_formatter(&|x| if *x < 1.0 { String::new() } else { format!("{x:.0}") })
+        .x_desc(fig.kind.x_label())
+        .y_desc("stock / patched time")
+        .x_labels(steps + 1)
+        .x_label_formatter(&|x| pow2_label(*x))
+        .y_label_formatter(&|y| format!("{y:.2}"))
+        .label_style(("sans-serif", 15))
+        .axis_desc_style(("sans-serif", 16))
+        .max_light_lines(1)
+        .light_line_style(RGBColor(0xEE, 0xEE, 0xEE))
         .draw()
-        .map_err(|e| fail(&e))?;
-    // Parity: above the line the patched build is faster.
+        .map_err(|e| err(&e))?;
     chart
-        .draw_series(LineSeries::new([(x_min, 1.0), (x_max, 1.0)], BLACK.stroke_width(1)))
-        .map_err(|e| fail(&e))?;
-    for (i, (name, points)) in series.iter().enumerate() {
-        let color = Palette99::pick(i).to_rgba();
-        chart
-            .draw_series(LineSeries::new(points.iter().map(|p| (p.0, p.1)), color.stroke_width(2)))
-            .map_err(|e| fail(&e))?
-            .label(name)
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
-        chart
-            .draw_series(
-                points
-                    .iter()
-                    .map(|p| ErrorBar::new_vertical(p.0, p.2[0], p.1, p.2[1], color.filled(), 6)),
-            )
-            .map_err(|e| fail(&e))?;
+        .draw_series(LineSeries::new([(x_lo, 1.0), (x_hi, 1.0)], REFERENCE.stroke_width(2)))
+        .map_err(|e| err(&e))?;
+    let n = panel.lines.len();
+    let step = (0.5 / n as f64).min(0.08);
+    for (i, line) in panel.lines.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        // Lines sharing an x are spread a little sideways so their error bars stay apart.
+        let dodge = (i as f64 - (n as f64 - 1.0) / 2.0) * step;
+        let pts: Vec<(f64, f64, [f64; 2])> =
+            line.points.iter().map(|p| (p.0.log2() + dodge, p.1, p.2)).collect();
+        let style = color.stroke_width(2);
+        if line.dashed {
+            chart
+                .draw_series(DashedLineSeries::new(pts.iter().map(|p| (p.0, p.1)), 9, 6, style))
+                .map_err(|e| err(&e))?;
+        } else {
+            chart
+                .draw_series(LineSeries::new(pts.iter().map(|p| (p.0, p.1)), style))
+                .map_err(|e| err(&e))?;
+        }
+        for p in &pts {
+            let lo = chart.backend_coord(&(p.0, p.2[0]));
+            let hi = chart.backend_coord(&(p.0, p.2[1]));
+            let bar = color.stroke_width(1);
+            root.draw(&PathElement::new([lo, hi], bar)).map_err(|e| err(&e))?;
+            for end in [lo, hi] {
+                root.draw(&PathElement::new([(end.0 - 5, end.1), (end.0 + 5, end.1)], bar))
+                    .map_err(|e| err(&e))?;
+            }
+            marker(root, i, chart.backend_coord(&(p.0, p.1)), color)?;
+        }
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK)
-        .label_font(("sans-serif", 15))
-        .draw()
-        .map_err(|e| fail(&e))?;
-    root.present().map_err(|e| fail(&e))
+    legend(&legend_area, panel)
+}
+
+/// The legend beside a panel: each line's sample (colour, dash, marker) and label.
+fn legend(area: &Area, panel: &Panel) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let font = ("sans-serif", 15).into_font().color(&BLACK);
+    let small = ("sans-serif", 14).into_font().color(&RGBColor(0x40, 0x40, 0x40));
+    let mut y = 40;
+    for (i, line) in panel.lines.iter().enumerate() {
+        let color = PALETTE[i % PALETTE.len()];
+        let style = color.stroke_width(2);
+        if line.dashed {
+            area.draw(&DashedPathElement::new([(10, y), (50, y)], 8, 5, style))
+                .map_err(|e| err(&e))?;
+        } else {
+            area.draw(&PathElement::new([(10, y), (50, y)], style)).map_err(|e| err(&e))?;
+        }
+        marker(area, i, (30, y), color)?;
+        area.draw_text(&line.what, &font, (60, y - 8)).map_err(|e| err(&e))?;
+        area.draw_text(&line.series, &small, (60, y + 10)).map_err(|e| err(&e))?;
+        y += 44;
+    }
+    area.draw(&PathElement::new([(10, y), (50, y)], REFERENCE.stroke_width(2)))
+        .map_err(|e| err(&e))?;
+    area.draw_text("y = 1: no change", &font, (60, y - 8)).map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// Line `i`'s marker at a pixel: filled circle, triangle, square, diamond, then hollow ones.
+fn marker(area: &Area, i: usize, (x, y): (i32, i32), color: RGBColor) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let r = 6;
+    let kind = i % 8;
+    let style = if kind < 4 { color.filled() } else { color.stroke_width(2) };
+    let shape: Vec<(i32, i32)> = match kind % 4 {
+        1 => vec![(x, y - r), (x + r, y + r - 1), (x - r, y + r - 1)],
+        2 => vec![
+            (x - r + 1, y - r + 1),
+            (x + r - 1, y - r + 1),
+            (x + r - 1, y + r - 1),
+            (x - r + 1, y + r - 1),
+        ],
+        3 => vec![(x, y - r - 1), (x + r + 1, y), (x, y + r + 1), (x - r - 1, y)],
+        _ => Vec::new(),
+    };
+    if shape.is_empty() {
+        if kind >= 4 {
+            area.draw(&Circle::new((x, y), r - 1, WHITE.filled())).map_err(|e| err(&e))?;
+        }
+        return area.draw(&Circle::new((x, y), r - 1, style)).map_err(|e| err(&e));
+    }
+    if kind < 4 {
+        area.draw(&Polygon::new(shape, style)).map_err(|e| err(&e))
+    } else {
+        let mut closed = shape.clone();
+        closed.push(shape[0]);
+        // A white fill keeps the hollow marker readable over its line.
+        area.draw(&Polygon::new(shape, WHITE.filled())).map_err(|e| err(&e))?;
+        area.draw(&PathElement::new(closed, style)).map_err(|e| err(&e))
+    }
 }

@@ -165,6 +165,17 @@ fn rows_are_grouped_by_the_series_they_ran_and_patches_get_verdicts() {
     assert!(second_row.ends_with("| not measured |"), "{second_row}");
     assert!(second_row.contains("Metal (no Apple hardware)"), "{second_row}");
     assert!(md.contains("(non-square)"), "{md}");
+    // The Plots section: one figure per machine folder, from the raw files alone.
+    let plots = section(&md, "## Plots", "\n## ");
+    let line = plots
+        .lines()
+        .find(|l| {
+            l.starts_with("[`causal_attention-cpu.png`](reports/plots/causal_attention-cpu.png):")
+        })
+        .unwrap_or_else(|| panic!("{plots}"));
+    assert!(line.contains("](reports/cpu/ops/sweep.json)"), "{line}");
+    assert!(line.contains("1 of 1 points drawn, 1 of them non-square"), "{line}");
+    assert!(!plots.contains("gather_qmm-"), "no gather_qmm points, no gather_qmm plot:\n{plots}");
     let book_check = book(dir.path(), true);
     assert!(book_check.status.success(), "{}", common::describe(&book_check));
 }
