@@ -6,6 +6,7 @@
 
 mod determinism;
 mod device;
+mod fault;
 mod generate;
 mod info;
 mod serve;

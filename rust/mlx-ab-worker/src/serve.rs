@@ -2,6 +2,7 @@
 //! then runs generations on request (see `mlx_ab_protocol::protocol`). Stdout carries only
 //! protocol replies.
 
+use crate::fault::Faults;
 use crate::{device, info};
 use mlx_ab_protocol::protocol::{self, Job, Reply, Request, RunResult};
 use std::io::{BufRead, Write};
@@ -53,11 +54,7 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
         },
     );
 
-    // Fault injection for the harness's own tests: abort (as a crashing MLX would) or hang when
-    // asked for this run, counting from 1.
-    let at_run = |var: &str| std::env::var(var).ok().and_then(|v| v.parse::<usize>().ok());
-    let (abort_at_run, hang_at_run) =
-        (at_run("MLX_AB_WORKER_ABORT_AT_RUN"), at_run("MLX_AB_WORKER_HANG_AT_RUN"));
+    let faults = Faults::from_env(); // none unless built for mlx-ab's tests
     let mut runs = 0;
     for line in std::io::stdin().lock().lines() {
         let line = line.map_err(|e| format!("reading request: {e}"))?;
@@ -70,12 +67,7 @@ fn serve(job_path: &Path, out: &mut impl Write) -> Result<(), String> {
             Request::Quit => return Ok(()),
             Request::Run { logits_path } => {
                 runs += 1;
-                if abort_at_run == Some(runs) {
-                    std::process::abort();
-                }
-                while hang_at_run == Some(runs) {
-                    std::thread::sleep(std::time::Duration::from_secs(3600));
-                }
+                faults.before_run(runs);
                 let result = run_once(&model, &job, logits_path.as_deref())?;
                 reply(out, &Reply::Ran(result));
             }

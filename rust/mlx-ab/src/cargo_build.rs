@@ -26,10 +26,28 @@ fn cargo() -> String {
     std::env::var("CARGO").unwrap_or_else(|_| "cargo".into())
 }
 
+/// The worker's test-only feature: `serve` aborts or hangs where mlx-ab's tests ask it to.
+pub const FAULT_INJECTION: &str = "fault-injection";
+
 pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
+    build_with(spec, arm_name, false)
+}
+
+/// `build`, optionally with the worker's `fault-injection` feature (for mlx-ab's own tests), in
+/// a target directory of its own so that it never replaces the arm's production worker.
+pub fn build_with(
+    spec: &ArmSpec,
+    arm_name: &str,
+    fault_injection: bool,
+) -> Result<BuiltArm, String> {
     let workspace = cache_dir::workspace()?;
-    let hash = spec.hash(&workspace)?;
-    let target_dir = cache_dir::root()?.join("arms").join(&hash);
+    let mut dir_name = spec.hash(&workspace)?;
+    let mut features = spec.patches.clone();
+    if fault_injection {
+        dir_name = format!("{dir_name}-{FAULT_INJECTION}");
+        features.push(FAULT_INJECTION.into());
+    }
+    let target_dir = cache_dir::root()?.join("arms").join(&dir_name);
     std::fs::create_dir_all(&target_dir)
         .map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
     std::fs::write(
@@ -50,8 +68,8 @@ pub fn build(spec: &ArmSpec, arm_name: &str) -> Result<BuiltArm, String> {
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
-    if !spec.patches.is_empty() {
-        command.args(["--features", &spec.cargo_features()]);
+    if !features.is_empty() {
+        command.args(["--features", &features.join(",")]);
     }
     // -vv: cargo passes on build-script output (mlx-sys's progress lines) on its stderr.
     command.arg("-vv");

@@ -56,6 +56,11 @@ pub enum Command {
         /// `all`, `none` or a comma-separated list of patch ids.
         #[arg(long, default_value = "all")]
         patches: String,
+        /// For mlx-ab's own tests: a worker with the test-only `fault-injection` feature, which
+        /// aborts or hangs at the run `MLX_AB_WORKER_ABORT_AT_RUN` / `MLX_AB_WORKER_HANG_AT_RUN`
+        /// names (built beside the arm's production worker, never in its place).
+        #[arg(long)]
+        fault_injection: bool,
     },
     /// Write BENCHMARKS.md from the raw files under reports/ (and their RUNS.json manifests).
     /// With --check, write nothing: exit 1 when the committed file differs from what they give.

@@ -26,6 +26,7 @@ mod ptx_cache;
 mod report;
 mod rng;
 mod run;
+mod run_report;
 mod schedule;
 mod stats;
 mod tally;
@@ -49,7 +50,9 @@ fn main() -> ExitCode {
             println!("{}", ops_report::ratios_line(ratios, bootstrap_seed));
             Ok(ExitCode::SUCCESS)
         }
-        Command::BuildWorker { patches } => build_worker(&patches),
+        Command::BuildWorker { patches, fault_injection } => {
+            build_worker(&patches, fault_injection)
+        }
         Command::Book { check, root } => book::main(root, check),
     };
     match result {
@@ -61,8 +64,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn build_worker(patches: &str) -> Result<ExitCode, String> {
+fn build_worker(patches: &str, fault_injection: bool) -> Result<ExitCode, String> {
     let spec = arm::ArmSpec::new(arm::parse_patch_list(patches)?, None, Vec::new())?;
-    println!("{}", cargo_build::build(&spec, "worker")?.binary.display());
+    let built = cargo_build::build_with(&spec, "worker", fault_injection)?;
+    println!("{}", built.binary.display());
     Ok(ExitCode::SUCCESS)
 }

@@ -1,13 +1,15 @@
 //! `mlx-ab run` with prebuilt arms: the installed layout `DIR/bin/mlx-ab-worker` + `DIR/lib` (+
 //! `DIR/include`), as shipped to a GPU machine that has no Rust toolchain. The layouts here are
-//! made from the all-patches arm's worker (`common::worker`); it links MLX statically, so its MLX
-//! code is the worker binary itself and `lib/` is empty. Every run here has `cargo` replaced by a script
-//! that records being called and `MLX_AB_WORKSPACE` pointing nowhere, so a prebuilt run that
-//! needed either would fail. No arm is built: these tests take seconds.
+//! made from the all-patches arm's worker (`common::worker`; the crash and hang tests give arm B
+//! its `fault-injection` build, `common::fault_injection_worker`); it links MLX statically, so
+//! its MLX code is the worker binary itself and `lib/` is empty. Every run here has `cargo`
+//! replaced by a script that records being called and `MLX_AB_WORKSPACE` pointing nowhere, so a
+//! prebuilt run that needed either would fail. No arm is built by `run`: once the workers are,
+//! these tests take seconds.
 
 mod common;
 
-use common::{describe, worker};
+use common::{describe, fault_injection_worker, worker};
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -253,17 +255,26 @@ fn run_expecting_exit_2(scratch: &Scratch, mut command: Command) -> Output {
     output
 }
 
-/// Runs the tiny A/B with arm B's worker under the fault `hook` (`MLX_AB_WORKER_..._AT_RUN=2`:
-/// its second run, after the warm-up, in the first pair) and `extra` arguments; checks that the
-/// run stops with exit 2, no report and no worker left; returns stderr.
+/// An installed layout whose `bin/mlx-ab-worker` is a script running `worker` (copied into
+/// `lib/`) with `hooks` (`MLX_AB_WORKER_..._AT_RUN=N ...`) in its environment.
+fn hooked_layout(scratch: &Scratch, name: &str, worker: &Path, hooks: &str) -> PathBuf {
+    let dir = layout(scratch, name);
+    std::fs::copy(worker, dir.join("lib/mlx-ab-worker")).unwrap();
+    write_script(
+        &dir.join("bin/mlx-ab-worker"),
+        &format!("{hooks} exec \"$(dirname \"$0\")/../lib/mlx-ab-worker\" \"$@\""),
+    );
+    dir
+}
+
+/// Runs the tiny A/B with arm B's worker (built with `fault-injection`) under the fault `hook`
+/// (`MLX_AB_WORKER_..._AT_RUN=2`: its second run, after the warm-up, in the first pair) and
+/// `extra` arguments; checks that the run stops with exit 2, no report and no worker left;
+/// returns stderr.
 fn run_with_a_failing_worker(name: &str, hook: &str, extra: &[&str]) -> String {
     let scratch = Scratch::new(name);
-    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    std::fs::rename(b.join("bin/mlx-ab-worker"), b.join("lib/mlx-ab-worker")).unwrap();
-    write_script(
-        &b.join("bin/mlx-ab-worker"),
-        &format!("{hook}=2 exec \"$(dirname \"$0\")/../lib/mlx-ab-worker\" \"$@\""),
-    );
+    let a = layout(&scratch, "arm-a");
+    let b = hooked_layout(&scratch, "arm-b", fault_injection_worker(), &format!("{hook}=2"));
     let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
     command.args(extra);
     let output = run_expecting_exit_2(&scratch, command);
@@ -284,6 +295,21 @@ fn a_worker_that_hangs_mid_run_is_killed_at_the_timeout() {
     let err =
         run_with_a_failing_worker("hang", "MLX_AB_WORKER_HANG_AT_RUN", &["--worker-timeout", "3"]);
     assert!(err.contains("worker B did not reply within 3 s and was killed"), "{err}");
+}
+
+/// A production worker (no `fault-injection`) reads neither fault variable: under both it runs
+/// to the end. So the two tests above fail unless their worker has the feature.
+#[test]
+fn a_production_worker_ignores_the_fault_variables() {
+    let scratch = Scratch::new("no-faults");
+    let a = layout(&scratch, "arm-a");
+    let hooks = "MLX_AB_WORKER_ABORT_AT_RUN=2 MLX_AB_WORKER_HANG_AT_RUN=3";
+    let b = hooked_layout(&scratch, "arm-b", worker(), hooks);
+    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .args(["--worker-timeout", "60"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
 }
 
 #[test]
