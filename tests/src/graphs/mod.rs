@@ -87,6 +87,16 @@ pub fn device() -> Device {
     }
 }
 
+/// Makes [`device`] MLX's default device, once per process: ops called without a stream run on
+/// the default stream of the default device, so without it a CUDA build would run "CPU" graphs
+/// on the GPU (MLX's default device is process-wide: set once, before any graph, by one thread).
+fn use_device() -> Result<()> {
+    static SET: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| device().set_default().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(|message| mlx::Error::Mlx(message))
+}
+
 /// A second stream of this thread on [`device`], made once: each MLX stream keeps a thread.
 fn second_stream() -> Result<Stream> {
     thread_local! {
@@ -108,6 +118,7 @@ pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
 
 /// [`evaluate`], also describing the graph.
 pub fn evaluate_with_stats(seed: u64) -> Result<(Vec<Output>, Stats)> {
+    use_device()?;
     let mut rng = Rng(seed);
     let rows = *rng.pick(&[0, 1, 2, 3, 4, 5, 6]);
     let cols = *rng.pick(&[1, 2, 3, 4]);
