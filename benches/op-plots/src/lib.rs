@@ -74,6 +74,9 @@ pub struct RawPoint {
 #[derive(Deserialize)]
 struct RawMeta {
     date: String,
+    /// `mlx-ab ops`; absent in the older `scripts/op_ab.py` reports.
+    #[serde(default)]
+    tool: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -273,12 +276,14 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
             m
         };
         for machine in &machines {
-            // Line key (panel, commit, line) -> (dashed, points).
+            // Line key (panel, commit + run day + tool, line) -> (dashed, points): one series'
+            // points measured one day by one tool form a line (its files may split the sweep).
             let mut per_kind: BTreeMap<Kind, Figure> = BTreeMap::new();
             type Key = (String, String, String);
             let mut lines: BTreeMap<Kind, BTreeMap<Key, (bool, Vec<Point>)>> = BTreeMap::new();
-            let mut entry_labels: BTreeMap<Key, (String, String, Option<String>)> = BTreeMap::new();
-            let mut days: BTreeMap<(Kind, String), Vec<String>> = BTreeMap::new();
+            // Per key: (line, B, measures, commit, run day, tool).
+            type Label = (String, String, Option<String>, String, String, String);
+            let mut entry_labels: BTreeMap<Key, Label> = BTreeMap::new();
             for (name, entry) in manifest.runs.iter().filter(|(_, e)| e.machine == *machine) {
                 let path = format!("{}/{name}", folder.trim_end_matches('/'));
                 let report: RawReport = read_json(&dir.join(name))?;
@@ -314,13 +319,20 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
                         fig.not_drawn.push(format!("{path}: `{}` ({why})", p.args));
                         continue;
                     }
-                    let key = (shape.panel(), entry.commit.clone(), shape.line());
-                    let d = days.entry((kind, entry.commit.clone())).or_default();
-                    if !d.contains(&date) {
-                        d.push(date.clone());
-                    }
                     let b = entry.b.clone().unwrap_or_else(|| "all".into());
-                    entry_labels.insert(key.clone(), (shape.line(), b, entry.measures.clone()));
+                    let tool =
+                        report.meta.tool.clone().unwrap_or_else(|| "scripts/op_ab.py".into());
+                    let run = format!("{} {date} {tool}", entry.commit);
+                    let key = (shape.panel(), run, shape.line());
+                    let label = (
+                        shape.line(),
+                        b,
+                        entry.measures.clone(),
+                        entry.commit.clone(),
+                        date.clone(),
+                        tool,
+                    );
+                    entry_labels.insert(key.clone(), label);
                     let line = lines.entry(kind).or_default().entry(key).or_default();
                     line.0 = shape.dashed();
                     line.1.push((shape.x() as f64, p.ratio, p.ci));
@@ -330,11 +342,9 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
                 let mut panels: BTreeMap<String, Vec<(String, Line)>> = BTreeMap::new();
                 for (key, (dashed, mut points)) in lines.remove(&kind).unwrap_or_default() {
                     points.sort_by(|a, b| a.0.total_cmp(&b.0));
-                    let (line, b, measures) = &entry_labels[&key];
-                    let commit = &key.1;
-                    let mut d = days[&(kind, commit.clone())].clone();
-                    d.sort();
-                    let mut label = format!("commit {}, run {}", short(commit), d.join(", "));
+                    let (line, b, measures, commit, day, tool) = &entry_labels[&key];
+                    let d = [day.clone()];
+                    let mut label = format!("commit {}, run {day}, {tool}", short(commit));
                     if b != "all" {
                         label.push_str(&format!(", B: {b} only"));
                     }
