@@ -94,7 +94,7 @@ fn use_device() -> Result<()> {
     static SET: std::sync::OnceLock<std::result::Result<(), String>> = std::sync::OnceLock::new();
     SET.get_or_init(|| device().set_default().map_err(|e| e.to_string()))
         .clone()
-        .map_err(|message| mlx::Error::Mlx(message))
+        .map_err(mlx::Error::Mlx)
 }
 
 /// A second stream of this thread on [`device`], made once: each MLX stream keeps a thread.
