@@ -19,13 +19,10 @@
 //!                                            Markdown table README.md holds
 //!     mlx-build pristine-source              the pinned MLX source in the build cache (staged by
 //!                                            any build of mlx-sys without MLX_SRC_DIR)
-//!     mlx-build cmake-flags [--cuda] [--arch A] [--shared] [--cpp-suite] [--fetch-online]
-//!                           [--sanitize LIST]    LIST: as MLX_SANITIZE (address,undefined | thread)
 
 use mlx_build::builder::Build;
 use mlx_build::cache::Cache;
-use mlx_build::cmake_flags::{definitions, Backend, BuildOptions};
-use mlx_build::sanitize::Sanitize;
+use mlx_build::cmake_flags::{Backend, BuildOptions};
 use mlx_build::{cuda, patches, series, source};
 use std::path::{Path, PathBuf};
 
@@ -73,44 +70,11 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             })?;
             Ok(vec![dir.display().to_string()])
         }
-        Some((cmd, rest)) if cmd == "cmake-flags" => {
-            let mut options = BuildOptions {
-                backend: Backend::Cpu,
-                shared: false,
-                cpp_suite: false,
-                fetch_online: false,
-                sanitize: None,
-            };
-            let mut rest = rest.iter();
-            let mut arch = None;
-            while let Some(flag) = rest.next() {
-                match flag.as_str() {
-                    "--cuda" => options.backend = Backend::Cuda { architectures: None },
-                    "--arch" => arch = Some(rest.next().ok_or("--arch wants a value")?.clone()),
-                    "--shared" => options.shared = true,
-                    "--cpp-suite" => options.cpp_suite = true,
-                    "--fetch-online" => options.fetch_online = true,
-                    "--sanitize" => {
-                        let list = rest.next().ok_or("--sanitize wants a list")?;
-                        options.sanitize = Sanitize::parse(list)?;
-                    }
-                    other => return Err(format!("unknown option {other}")),
-                }
-            }
-            if let Backend::Cuda { architectures } = &mut options.backend {
-                *architectures = arch;
-            } else if arch.is_some() {
-                return Err("--arch needs --cuda".into());
-            }
-            Ok(definitions(&options).into_iter().map(|(k, v)| format!("-D{k}={v}")).collect())
-        }
         Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
         Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
         _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
                   mlx-build apply-check --patches LIST [--source DIR] | \
-                  mlx-build patches LIST | mlx-build ids LIST | mlx-build env | mlx-build pristine-source | \
-                  mlx-build cmake-flags [--cuda] [--arch A] \
-                  [--shared] [--cpp-suite] [--fetch-online] [--sanitize LIST]"
+                  mlx-build patches LIST | mlx-build ids LIST | mlx-build env | mlx-build pristine-source"
             .into()),
     }
 }
