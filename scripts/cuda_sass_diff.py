@@ -22,11 +22,8 @@ REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def mlx_build(*args):
-    """The lines `mlx-build ARGS` prints (the packed binary where scripts/gpu/pack left one)."""
-    packed = REPO / ".gpu/tools/mlx-build"
-    cmd = [str(packed)] if packed.is_file() else [
-        "cargo", "run", "-q", "--release", "--manifest-path", str(REPO / "Cargo.toml"), "-p", "mlx-build", "--"]
-    out = subprocess.run(cmd + list(args), capture_output=True, text=True)
+    """The lines `mlx-build ARGS` prints (through scripts/mlx-build)."""
+    out = subprocess.run([str(REPO / "scripts/mlx-build"), *args], capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"cuda_sass_diff: mlx-build {' '.join(args)}: {out.stderr.strip()}")
     return out.stdout.split("\n")[:-1]
