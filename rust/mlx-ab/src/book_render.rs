@@ -11,8 +11,9 @@ pub const VERDICT_RULE: &str = "Verdict: **outputs differ** when any of the patc
      (op points, or end-to-end runs of the patch alone) has outputs that are not bit-identical \
      between deterministic arms; else **faster** when at least one row's 95% interval lies above 1 \
      (named with its machines); else **no gain shown** when rows exist; else **not measured**. \
-     A verdict resting only on older series says so: it describes those patch files, not the \
-     current ones.";
+     A verdict resting only on older series says so: it describes that code, not the current \
+     one. A series whose diffs are today's (only messages differ) built the current code: its \
+     rows count as current and say \"its diff as now\".";
 
 /// One figure a patch can be judged by.
 struct Evidence<'a> {
@@ -62,10 +63,11 @@ fn link(path: &str) -> String {
     format!("[`{name}`]({path})")
 }
 
-/// Is this patch's file at the row's commit the file now?
+/// Is this patch's file at the row's commit the file now, or at least its diff (the code)?
 fn same_file(row: &Series, current: &Series, id: &str) -> &'static str {
     match (row.patch(id), current.patch(id)) {
         (Some(then), Some(now)) if then.sha256 == now.sha256 => "patch file as now",
+        (Some(then), Some(now)) if then.diff == now.diff => "its diff as now, the message changed",
         (Some(_), _) => "patch file changed since",
         (None, _) => "its change was in another patch then",
     }
@@ -184,7 +186,7 @@ fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
     } else {
         format!("faster ({})", faster.into_iter().collect::<Vec<_>>().join(", "))
     };
-    if !evidence.iter().any(|e| e.series.digest() == current.digest()) {
+    if !evidence.iter().any(|e| e.series.code_digest() == current.code_digest()) {
         text.push_str("; older series only");
     }
     text
@@ -275,7 +277,7 @@ fn per_patch(md: &mut String, s: &Sources) {
             }
         }
         let all: Vec<Evidence> = op_ev.into_iter().chain(run_ev).collect();
-        if !all.iter().any(|e| e.series.digest() == s.current.digest()) {
+        if !all.iter().any(|e| e.series.code_digest() == s.current.code_digest()) {
             not_run.push("anything on the current series".into());
         }
         let _ = writeln!(
@@ -302,7 +304,7 @@ fn per_patch(md: &mut String, s: &Sources) {
         }
         let _ = write!(row, " {cell} |");
     }
-    if !ev.iter().any(|e| e.series.digest() == s.current.digest()) {
+    if !ev.iter().any(|e| e.series.code_digest() == s.current.code_digest()) {
         not_run.push("anything on the current series".into());
     }
     let differ = runs.iter().any(|r| r.verdict == "different");
@@ -347,7 +349,13 @@ fn group_heading(md: &mut String, level: &str, digest: &str, members: &[Series],
         .iter()
         .map(|m| format!("{} ({})", short(m.commit.as_deref().unwrap_or("now")), m.day()))
         .collect();
-    let state = if digest == current.digest() { "current series" } else { "archive" };
+    let state = match members.first() {
+        _ if digest == current.digest() => "current series",
+        Some(m) if m.code_digest() == current.code_digest() => {
+            "archive: the current series' diffs, older messages"
+        }
+        _ => "archive",
+    };
     let _ = writeln!(
         md,
         "{level} Series {digest} ({state}): the patch files of commit {}\n",

@@ -24,6 +24,9 @@ pub const MANIFEST: &str = "RUNS.json";
 pub struct PatchFile {
     pub name: String,
     pub sha256: String,
+    /// The sha256 of its diff alone (`mlx_build::digest::patch`): what a build applies, so two
+    /// files with one diff build the same code whatever their messages say.
+    pub diff: String,
 }
 
 impl PatchFile {
@@ -48,6 +51,13 @@ impl Series {
     pub fn digest(&self) -> String {
         let lines: String =
             self.patches.iter().map(|p| format!("{}  {}\n", p.sha256, p.name)).collect();
+        digest::bytes(lines.as_bytes())[..12].to_string()
+    }
+
+    /// As [`Series::digest`] over the diffs alone: equal for series that build the same code.
+    pub fn code_digest(&self) -> String {
+        let lines: String =
+            self.patches.iter().map(|p| format!("{}  {}\n", p.diff, p.name)).collect();
         digest::bytes(lines.as_bytes())[..12].to_string()
     }
 
@@ -86,7 +96,11 @@ pub fn current_series(root: &Path) -> Result<Series, String> {
         .map(|entry| {
             let path = root.join("patches").join(entry.file_name);
             let bytes = fs::read(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-            Ok(PatchFile { name: entry.file_name.to_string(), sha256: digest::bytes(&bytes) })
+            Ok(PatchFile {
+                name: entry.file_name.to_string(),
+                sha256: digest::bytes(&bytes),
+                diff: digest::patch(&bytes),
+            })
         })
         .collect::<Result<Vec<_>, String>>()?;
     Ok(Series { commit: None, date: String::new(), patches })
@@ -518,13 +532,21 @@ mod tests {
         let s = Series {
             commit: Some("0123456789abcdef".into()),
             date: "2026-12-01".into(),
-            patches: vec![PatchFile { name: "0001-a.patch".into(), sha256: "ab".into() }],
+            patches: vec![PatchFile {
+                name: "0001-a.patch".into(),
+                sha256: "ab".into(),
+                diff: "d1".into(),
+            }],
         };
         assert_eq!(s.digest(), digest::bytes(b"ab  0001-a.patch\n")[..12]);
         assert_eq!(s.label(), format!("2026-12-01, commit 0123456, series {}", s.digest()));
+        // Another message, the same diff: another file, the same code.
         let mut other = s.clone();
         other.patches[0].sha256 = "ac".into();
         assert_ne!(other.digest(), s.digest());
+        assert_eq!(other.code_digest(), s.code_digest());
+        other.patches[0].diff = "d2".into();
+        assert_ne!(other.code_digest(), s.code_digest());
     }
 
     #[test]

@@ -33,8 +33,18 @@ fn sha256(bytes: &[u8]) -> String {
     sha2::Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
 }
 
-fn patch_text(name: &str, version: &str) -> String {
-    format!("From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] change of {name}\n ({version})\n\nbody\n")
+/// A patch file whose message says `message` and whose diff adds the line `code`.
+fn patch_text(name: &str, message: &str, code: &str) -> String {
+    format!(
+        "From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] change of {name}\n ({message})\n\nbody\n\
+         diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -0,0 +1 @@\n+{code}\n"
+    )
+}
+
+/// A series.json entry for a patch file's text.
+fn entry(name: &str, text: &str) -> Value {
+    json!({"name": name, "sha256": sha256(text.as_bytes()),
+           "diff": mlx_build::digest::patch(text.as_bytes())})
 }
 
 fn ratio(median: f64, low: f64, high: f64) -> Value {
@@ -70,11 +80,10 @@ fn fixture(root: &Path) {
     let mut series_old = Vec::new();
     let mut series_now = Vec::new();
     for name in &names {
-        let now = patch_text(name, "now");
+        let now = patch_text(name, "now", "now");
         write(&root.join("patches").join(name), &now);
-        series_now.push(json!({"name": name, "sha256": sha256(now.as_bytes())}));
-        let old = patch_text(name, "old");
-        series_old.push(json!({"name": name, "sha256": sha256(old.as_bytes())}));
+        series_now.push(entry(name, &now));
+        series_old.push(entry(name, &patch_text(name, "old", "old")));
     }
     let mut phases = serde_json::Map::new();
     for name in &names {
@@ -180,6 +189,34 @@ fn rows_are_grouped_by_the_series_they_ran_and_patches_get_verdicts() {
     assert!(book_check.status.success(), "{}", common::describe(&book_check));
 }
 
+/// A series that differs from today's in its messages only built today's code: its rows count
+/// as current, and say so.
+#[test]
+fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let path = dir.path().join("reports/series.json");
+    let mut series: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    let old: Vec<Value> =
+        series_names().iter().map(|n| entry(n, &patch_text(n, "old", "now"))).collect();
+    series["series"][COMMIT_OLD]["patches"] = json!(old);
+    write_json(&path, &series);
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    let e2e = section(&md, "## End to end", "\n## ");
+    assert!(e2e.contains("(archive: the current series' diffs, older messages)"), "{e2e}");
+    let names = series_names();
+    let per_patch = section(&md, "## Per patch", "\n## ");
+    let first_row =
+        per_patch.lines().find(|l| l.starts_with(&format!("| `{}`", names[0]))).unwrap();
+    assert!(first_row.contains("its diff as now, the message changed"), "{first_row}");
+    // The whole-series row rests on the old commit's run alone, which built today's code.
+    let whole = per_patch.lines().find(|l| l.starts_with("| all patches of a series")).unwrap();
+    assert!(!whole.contains("older series only"), "{whole}");
+    assert!(!whole.contains("anything on the current series"), "{whole}");
+}
+
 #[test]
 fn outputs_that_differ_decide_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
@@ -206,7 +243,7 @@ fn check_fails_naming_the_line_that_differs() {
     assert!(book(dir.path(), false).status.success());
     // A patch edited after the book was written: the current series, and the book, change.
     let name = &series_names()[2];
-    write(&dir.path().join("patches").join(name), &patch_text(name, "edited"));
+    write(&dir.path().join("patches").join(name), &patch_text(name, "edited", "edited"));
     let out = book(dir.path(), true);
     assert_eq!(out.status.code(), Some(1), "{}", common::describe(&out));
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -276,6 +313,8 @@ fn recorded_series_match_git_history() {
             let bytes = git(&["show", &format!("{commit}:patches/{name}")]).unwrap();
             assert!(bytes.status.success());
             assert_eq!(p["sha256"].as_str().unwrap(), sha256(&bytes.stdout), "{commit}:{name}");
+            let diff = mlx_build::digest::patch(&bytes.stdout);
+            assert_eq!(p["diff"].as_str().unwrap(), diff, "{commit}:{name} (diff)");
         }
     }
 }
