@@ -173,6 +173,26 @@ struct Manifest {
     runs: BTreeMap<String, RunEntry>,
 }
 
+/// The manifest entry of the raw file at `path` (under `root`, in a folder with a `RUNS.json`)
+/// and the series its commit ran.
+pub fn entry_of(root: &Path, path: &Path) -> Result<(RunEntry, Series), String> {
+    let (dir, name) = match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => (dir, name.to_string_lossy().to_string()),
+        _ => return Err(format!("{}: not a file path", path.display())),
+    };
+    let manifest: Manifest = read_json(&root.join(dir).join(MANIFEST))?;
+    let entry = manifest.runs.get(&name).cloned().ok_or_else(|| {
+        format!(
+            "{name} is not in {}: add it with its commit and machine",
+            dir.join(MANIFEST).display()
+        )
+    })?;
+    let series = recorded_series(root)?.series.remove(&entry.commit).ok_or_else(|| {
+        format!("commit {} of {name} has no series in {SERIES_FILE}", entry.commit)
+    })?;
+    Ok((entry, series))
+}
+
 /// A raw file with its manifest entry and series.
 #[derive(Debug, Clone)]
 pub struct Source {

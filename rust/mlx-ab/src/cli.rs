@@ -62,6 +62,24 @@ pub enum Command {
         #[arg(long)]
         fault_injection: bool,
     },
+    /// The sorted gather_qmm points of `ops` reports against a machine's limits (achieved TB/s
+    /// over the bytes a call must move, TFLOP/s), as a table and, with --json, roofline.json
+    /// naming the patch series the arms ran (from the reports' RUNS.json and
+    /// reports/series.json). Defaults: the H200's measured copy bandwidth and dense bf16 rate.
+    Roofline {
+        /// `mlx-ab ops` reports in folders with a RUNS.json, all of one commit and machine.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long, default_value_t = 4.3)]
+        bandwidth_tbps: f64,
+        #[arg(long, default_value_t = 790.0)]
+        bf16_tflops: f64,
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Repository root (default: this checkout's).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Write BENCHMARKS.md from the raw files under reports/ (and their RUNS.json manifests).
     /// With --check, write nothing: exit 1 when the committed file differs from what they give.
     Book {

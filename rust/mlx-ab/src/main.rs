@@ -25,6 +25,7 @@ mod provenance;
 mod ptx_cache;
 mod report;
 mod rng;
+mod roofline;
 mod run;
 mod run_report;
 mod schedule;
@@ -54,6 +55,13 @@ fn main() -> ExitCode {
             build_worker(&patches, fault_injection)
         }
         Command::Book { check, root } => book::main(root, check),
+        Command::Roofline { files, bandwidth_tbps, bf16_tflops, json, root } => root
+            .map_or_else(book::default_root, Ok)
+            .and_then(|root| {
+                let limits = (bandwidth_tbps, bf16_tflops);
+                roofline::main(&root, &files, limits, json.as_deref())
+            })
+            .map(|()| ExitCode::SUCCESS),
     };
     match result {
         Ok(code) => code,

@@ -77,7 +77,7 @@ fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
     assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
     let report = report.unwrap();
     let r = &report["results"][0];
-    // The fields op_ab.py wrote, which the book, op-plots and ops_roofline.py read.
+    // The fields op_ab.py wrote, which the book, op-plots and `mlx-ab roofline` read.
     for field in [
         "op",
         "dtype",

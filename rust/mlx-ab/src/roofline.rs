@@ -1,0 +1,195 @@
+//! `mlx-ab roofline`: the sorted gather_qmm points of `mlx-ab ops` reports against a machine's
+//! limits. Achieved bandwidth is the fewest bytes a call must move (every expert's packed
+//! weights with their scales and biases once, x read once, the output written once) over its
+//! median time; the arithmetic rate is the point's 2*M*N*K over the same time. Written as a
+//! table and as `roofline.json`, naming the patch series the arms ran.
+
+use crate::book_sources::{self, read_json, PatchFile};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+
+/// op-bench's default gather_qmm shape (Qwen3-30B-A3B's experts: E, H, W); a point's `shape`
+/// overrides it.
+const DEFAULT_SHAPE: [u64; 3] = [128, 2048, 768];
+
+/// Bits per weight and bytes of scale (and bias) data per weight of a quantization mode.
+fn format(mode: &str) -> Option<(f64, f64)> {
+    match mode {
+        // a bf16 scale and a bf16 bias per group of 64
+        "affine4" => Some((4.0, 2.0 * 2.0 / 64.0)),
+        // one 8-bit scale per 32 (mx) or 16 (nv) weights
+        "mxfp4" => Some((4.0, 1.0 / 32.0)),
+        "nvfp4" => Some((4.0, 1.0 / 16.0)),
+        "mxfp8" => Some((8.0, 1.0 / 32.0)),
+        _ => None,
+    }
+}
+
+#[derive(Deserialize)]
+struct Report {
+    results: Vec<Point>,
+}
+
+#[derive(Deserialize)]
+struct Point {
+    op: String,
+    #[serde(default)]
+    mode: String,
+    #[serde(default)]
+    proj: String,
+    #[serde(default)]
+    rows_per_expert: u64,
+    shape: Option<[u64; 3]>,
+    a_seconds: f64,
+    b_seconds: f64,
+    flops: f64,
+    identical: bool,
+}
+
+/// The bytes one call must move: bf16 activations in and out, every expert's weights once.
+fn bytes_moved(
+    mode: &str,
+    proj: &str,
+    rows_per_expert: u64,
+    [experts, hidden, width]: [u64; 3],
+) -> Option<f64> {
+    let (bits, scale_bytes) = format(mode)?;
+    let (n, k) = if proj == "up" { (width, hidden) } else { (hidden, width) };
+    let rows = (experts * rows_per_expert) as f64;
+    let weights = (experts * n * k) as f64 * (bits / 8.0 + scale_bytes);
+    Some(weights + rows * k as f64 * 2.0 + rows * n as f64 * 2.0)
+}
+
+#[derive(Serialize)]
+struct Roofline {
+    series: Vec<SeriesFile>,
+    commit: String,
+    machine: String,
+    sources: Vec<String>,
+    /// The machine's limits the percentages use.
+    limits: Limits,
+    points: Vec<RooflinePoint>,
+}
+
+#[derive(Serialize)]
+struct SeriesFile {
+    name: String,
+    sha256: String,
+}
+
+#[derive(Serialize, Clone, Copy)]
+struct Limits {
+    tbps: f64,
+    tflops: f64,
+}
+
+#[derive(Serialize)]
+struct RooflinePoint {
+    mode: String,
+    proj: String,
+    rows_per_expert: u64,
+    /// `stock` (arm A) or `patched` (arm B: the patches `b_patches` names).
+    arm: &'static str,
+    b_patches: String,
+    ms: f64,
+    tbps: f64,
+    tflops: f64,
+    bit_identical: bool,
+}
+
+pub fn main(
+    root: &Path,
+    files: &[PathBuf],
+    limits: (f64, f64),
+    json: Option<&Path>,
+) -> Result<(), String> {
+    let limits = Limits { tbps: limits.0, tflops: limits.1 };
+    let mut out: Option<Roofline> = None;
+    let mut table = String::from(
+        "| point | arm | ms | TB/s | % of bandwidth | TFLOP/s | % of bf16 rate | bit-identical |\n\
+         |---|---|---:|---:|---:|---:|---:|---|\n",
+    );
+    for file in files {
+        let relative = file.strip_prefix(root).unwrap_or(file);
+        let (entry, series) = book_sources::entry_of(root, relative)?;
+        let roofline = out.get_or_insert_with(|| Roofline {
+            series: series.patches.iter().map(series_file).collect(),
+            commit: entry.commit.clone(),
+            machine: entry.machine.clone(),
+            sources: Vec::new(),
+            limits,
+            points: Vec::new(),
+        });
+        if roofline.commit != entry.commit || roofline.machine != entry.machine {
+            return Err(format!(
+                "{}: commit {} on {}, but the first file's is {} on {}: one roofline per series and machine",
+                relative.display(), entry.commit, entry.machine, roofline.commit, roofline.machine
+            ));
+        }
+        roofline.sources.push(relative.display().to_string());
+        let report: Report = read_json(&root.join(relative))?;
+        for p in report.results.iter().filter(|p| p.op == "gather_qmm") {
+            let shape = p.shape.unwrap_or(DEFAULT_SHAPE);
+            let bytes = bytes_moved(&p.mode, &p.proj, p.rows_per_expert, shape)
+                .ok_or_else(|| format!("{}: unknown mode {}", relative.display(), p.mode))?;
+            for (arm, seconds) in [("stock", p.a_seconds), ("patched", p.b_seconds)] {
+                let point = RooflinePoint {
+                    mode: p.mode.clone(),
+                    proj: p.proj.clone(),
+                    rows_per_expert: p.rows_per_expert,
+                    arm,
+                    b_patches: entry.b.clone().unwrap_or_else(|| "all".into()),
+                    ms: seconds * 1e3,
+                    tbps: bytes / seconds / 1e12,
+                    tflops: p.flops / seconds / 1e12,
+                    bit_identical: p.identical,
+                };
+                let _ = writeln!(
+                    table,
+                    "| {} {} r={} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    point.mode,
+                    point.proj,
+                    point.rows_per_expert,
+                    point.ms,
+                    point.tbps,
+                    100.0 * point.tbps / limits.tbps,
+                    point.tflops,
+                    100.0 * point.tflops / limits.tflops,
+                    if point.bit_identical { "yes" } else { "NO" }
+                );
+                roofline.points.push(point);
+            }
+        }
+    }
+    let roofline = out.ok_or("no report given")?;
+    print!("{table}");
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&roofline).map_err(|e| e.to_string())?;
+        std::fs::write(path, text + "\n")
+            .map_err(|e| format!("writing {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn series_file(p: &PatchFile) -> SeriesFile {
+    SeriesFile { name: p.name.clone(), sha256: p.sha256.clone() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_of_a_decode_call_are_mostly_weights() {
+        // affine4 up, 1 row per expert, 128 experts of 768 x 2048: 4 bits + 1/16 byte per weight.
+        let weights = 128.0 * 768.0 * 2048.0 * (0.5 + 0.0625);
+        let activations = 128.0 * 2048.0 * 2.0 + 128.0 * 768.0 * 2.0;
+        assert_eq!(bytes_moved("affine4", "up", 1, DEFAULT_SHAPE), Some(weights + activations));
+        // The down projection reads the transposed matrix: same weights, other activations.
+        let down = bytes_moved("affine4", "down", 1, DEFAULT_SHAPE).unwrap();
+        assert_eq!(down, weights + 128.0 * 768.0 * 2.0 + 128.0 * 2048.0 * 2.0);
+        assert!(bytes_moved("mxfp8", "up", 1, DEFAULT_SHAPE).unwrap() > weights * 1.7);
+        assert_eq!(bytes_moved("int3", "up", 1, DEFAULT_SHAPE), None);
+    }
+}
