@@ -1,7 +1,7 @@
 //! `mlx-ab book`: writes BENCHMARKS.md from the raw files under `reports/`; `--check` exits 1
 //! when the committed file differs from what they give.
 
-use crate::book_render::render;
+use crate::book_render::{render, Plots};
 use crate::book_sources;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -18,7 +18,9 @@ pub fn default_root() -> Result<PathBuf, String> {
 
 /// The book from `root`'s raw files.
 pub fn generate(root: &Path) -> Result<String, String> {
-    Ok(render(&book_sources::read(root)?))
+    let folders: Vec<String> = book_sources::OPS_FOLDERS.iter().map(|f| f.to_string()).collect();
+    let (figures, elsewhere) = op_plots::plan(root, &folders)?;
+    Ok(render(&book_sources::read(root)?, &Plots { figures, elsewhere }))
 }
 
 /// None when equal; else what differs: how many lines, and the first with both versions.

@@ -1,7 +1,7 @@
 //! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
 //! evidence and a verdict, then every raw file's figures grouped by the series they ran.
 
-use crate::book_sources::{E2eRun, OpPoint, OpsRun, Series, Source, Sources, OPS_FOLDERS};
+use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -482,7 +482,7 @@ fn ops_section(md: &mut String, s: &Sources) {
     }
 }
 
-pub fn render(s: &Sources) -> String {
+pub fn render(s: &Sources, plots: &Plots) -> String {
     let mut md = String::new();
     let _ = writeln!(md, "# Benchmarks\n");
     let _ = writeln!(
@@ -529,75 +529,21 @@ pub fn render(s: &Sources) -> String {
     per_patch(&mut md, s);
     e2e_section(&mut md, s);
     ops_section(&mut md, s);
-    plots_section(&mut md, s);
+    plots_section(&mut md, s, plots);
     let _ = writeln!(md, "## Metal\n\nNot run: no Apple hardware.");
     md
 }
 
-/// Where `op-plots` writes its PNGs, relative to the repository root.
-pub const PLOTS_DIR: &str = "reports/plots";
-/// op-bench's gather_qmm shape when a point's args name none: experts, hidden size, width.
-const DEFAULT_GATHER_SHAPE: &str = "128 2048 768";
-
-/// The two plots `op-plots` draws per machine folder: file stem, title and the ops they draw.
-const PLOTS: [(&str, &str, &[&str]); 2] = [
-    ("gather_qmm", "sorted gather_qmm", &["gather_qmm"]),
-    ("causal_attention", "causal attention (softmax stage, SDPA)", &["softmax", "sdpa"]),
-];
-
-/// A folder's name in the PNG names (`reports/h200/ops` -> `h200`), as `op-plots` makes it.
-fn slug(s: &str) -> String {
-    let mut out = String::new();
-    for c in s.chars() {
-        if c.is_ascii_alphanumeric() {
-            out.push(c.to_ascii_lowercase());
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-    }
-    out.trim_end_matches('-').to_string()
+/// What `op-plots` draws from the single-op raw files (its `plan`, which reads no image: CI
+/// draws nothing): per folder and machine, one PNG per plot whose ops the files hold.
+pub struct Plots {
+    pub figures: Vec<op_plots::Figure>,
+    /// Points of ops neither plot draws: `file: args (why)`.
+    pub elsewhere: Vec<String>,
 }
 
-fn folder_slug(folder: &str) -> String {
-    let parts: Vec<&str> = folder.trim_end_matches('/').split('/').collect();
-    let name = match parts.as_slice() {
-        [.., parent, "ops"] => parent,
-        [.., last] => last,
-        [] => "ops",
-    };
-    slug(name)
-}
-
-/// The panel `op-plots` draws a point in, or why it cannot draw it (its rules: the args'
-/// words, a finite positive ratio inside a finite positive interval).
-fn plot_panel(p: &OpPoint) -> Result<String, String> {
-    let w: Vec<&str> = p.args.split_whitespace().collect();
-    let positive = |i: usize| w.get(i).and_then(|s| s.parse::<u64>().ok()).is_some_and(|n| n > 0);
-    let panel = match p.op.as_str() {
-        "gather_qmm" if (w.len() == 4 || w.len() == 7) && (3..w.len()).all(positive) => {
-            let shape = if w.len() == 7 { w[4..].join(" ") } else { DEFAULT_GATHER_SHAPE.into() };
-            let s: Vec<&str> = shape.split(' ').collect();
-            format!("{}, E={} experts, H={}, W={}", w[1], s[0], s[1], s[2])
-        }
-        "softmax" if w.len() == 5 && (2..5).all(positive) => {
-            "causal softmax stage (head dim 128)".into()
-        }
-        "sdpa" if w.len() == 5 && (2..5).all(positive) => "causal SDPA (head dim 128)".into(),
-        _ => return Err("args not understood".into()),
-    };
-    match (p.ratio.median, p.ratio.ci95) {
-        (Some(m), Some([lo, hi]))
-            if [m, lo, hi].iter().all(|v| v.is_finite() && *v > 0.0) && lo <= hi =>
-        {
-            Ok(panel)
-        }
-        _ => Err("no finite positive ratio and interval".into()),
-    }
-}
-
-/// The plots `op-plots` draws from the single-op raw files: per folder and machine, one PNG
-/// per plot whose ops the files hold. Derived from the raw files alone (CI draws nothing).
-fn plots_section(md: &mut String, s: &Sources) {
+/// The book's Plots section: each figure `op-plots` draws, with its raw files and series.
+fn plots_section(md: &mut String, s: &Sources, plots: &Plots) {
     let _ = writeln!(md, "## Plots\n");
     let _ = writeln!(
         md,
@@ -614,101 +560,56 @@ fn plots_section(md: &mut String, s: &Sources) {
          the one op-plots draws from these files; after a new raw file, run op-plots and then \
          this book.\n"
     );
-    let mut any = false;
-    for folder in OPS_FOLDERS {
-        let runs: Vec<&OpsRun> = s
-            .ops
+    for fig in &plots.figures {
+        let title = fig.kind.title();
+        let (machine, path) = (&fig.machine, format!("{}/{}", op_plots::PLOTS_DIR, fig.file));
+        let _ = writeln!(md, "### {title}, {machine}\n");
+        let _ = writeln!(md, "![{title} on {machine}]({path})\n");
+        let from: Vec<String> = fig
+            .inputs
             .iter()
-            .filter(|r| r.source.path.rsplit_once('/').map(|x| x.0) == Some(*folder))
+            .map(|input| {
+                let control = if input.measures.is_none() { ", a control" } else { "" };
+                match s.ops.iter().find(|r| r.source.path == input.path) {
+                    Some(r) => format!(
+                        "{} ({}, B {}{control})",
+                        link(&input.path),
+                        series_cell(&r.source.series),
+                        arm_b(&r.b_patches, &r.source.series)
+                    ),
+                    None => format!("{}{control}", link(&input.path)),
+                }
+            })
             .collect();
-        let mut machines: Vec<&str> = runs.iter().map(|r| r.source.machine.as_str()).collect();
-        machines.sort();
-        machines.dedup();
-        for machine in &machines {
-            for (stem, title, ops) in PLOTS {
-                let mut inputs: Vec<&OpsRun> = runs
-                    .iter()
-                    .copied()
-                    .filter(|r| r.source.machine == *machine)
-                    .filter(|r| r.points.iter().any(|p| ops.contains(&p.op.as_str())))
-                    .collect();
-                if inputs.is_empty() {
-                    continue;
-                }
-                any = true;
-                inputs.sort_by(|a, b| {
-                    a.source.date.cmp(&b.source.date).then(a.source.path.cmp(&b.source.path))
-                });
-                let file = if machines.len() > 1 {
-                    format!("{stem}-{}-{}.png", folder_slug(folder), slug(machine))
-                } else {
-                    format!("{stem}-{}.png", folder_slug(folder))
-                };
-                let points: Vec<(&OpsRun, &OpPoint)> = inputs
-                    .iter()
-                    .flat_map(|r| r.points.iter().map(move |p| (*r, p)))
-                    .filter(|(_, p)| ops.contains(&p.op.as_str()))
-                    .collect();
-                let mut panels: Vec<String> = Vec::new();
-                let mut not_drawn = Vec::new();
-                for (r, p) in &points {
-                    match plot_panel(p) {
-                        Ok(panel) if !panels.contains(&panel) => panels.push(panel),
-                        Ok(_) => {}
-                        Err(why) => {
-                            not_drawn.push(format!("{} `{}` ({why})", link(&r.source.path), p.args))
-                        }
-                    }
-                }
-                panels.sort();
-                let non_square = points.iter().filter(|(_, p)| p.non_square()).count();
-                let path = format!("{PLOTS_DIR}/{file}");
-                let _ = writeln!(md, "### {title}, {machine}\n");
-                let _ = writeln!(md, "![{title} on {machine}]({path})\n");
-                let from: Vec<String> = inputs
-                    .iter()
-                    .map(|r| {
-                        let control = if r.measures.is_none() { ", a control" } else { "" };
-                        format!(
-                            "{} ({}, B {}{control})",
-                            link(&r.source.path),
-                            series_cell(&r.source.series),
-                            arm_b(&r.b_patches, &r.source.series)
-                        )
-                    })
-                    .collect();
-                let drawn = points.len() - not_drawn.len();
-                let mut line = format!(
-                    "{}: panels {}; from {}. {drawn} of {} points drawn",
-                    link(&path),
-                    panels.join("; "),
-                    from.join(", "),
-                    points.len()
-                );
-                if non_square > 0 {
-                    let _ =
-                        write!(line, ", {non_square} of them non-square (dashed, against L_kv)");
-                }
-                if not_drawn.is_empty() {
-                    line.push('.');
-                } else {
-                    let _ = write!(line, "; not drawn: {}.", not_drawn.join(", "));
-                }
-                let _ = writeln!(md, "{line}\n");
-            }
+        let lines = || fig.panels.iter().flat_map(|p| &p.lines);
+        let drawn: usize = lines().map(|l| l.points.len()).sum();
+        let non_square: usize = lines()
+            .filter(|l| l.what.contains("L_q=") && !l.what.contains("L_q=L_kv"))
+            .map(|l| l.points.len())
+            .sum();
+        let panels: Vec<&str> = fig.panels.iter().map(|p| p.title.as_str()).collect();
+        let mut line = format!(
+            "{}: panels {}; from {}. {drawn} of {} points drawn",
+            link(&path),
+            panels.join("; "),
+            from.join(", "),
+            drawn + fig.not_drawn.len()
+        );
+        if non_square > 0 {
+            let _ = write!(line, ", {non_square} of them non-square (dashed, against L_kv)");
         }
+        if fig.not_drawn.is_empty() {
+            line.push('.');
+        } else {
+            let _ = write!(line, "; not drawn: {}.", fig.not_drawn.join(", "));
+        }
+        let _ = writeln!(md, "{line}\n");
     }
-    let other: Vec<String> = s
-        .ops
-        .iter()
-        .flat_map(|r| r.points.iter().map(move |p| (r, p)))
-        .filter(|(_, p)| !PLOTS.iter().any(|(_, _, ops)| ops.contains(&p.op.as_str())))
-        .map(|(r, p)| format!("{} `{}`", link(&r.source.path), p.args))
-        .collect();
-    if !any {
+    if plots.figures.is_empty() {
         let _ = writeln!(md, "No single-op raw file holds points of these plots.\n");
     }
-    if !other.is_empty() {
-        let _ = writeln!(md, "In no plot (ops neither plot draws): {}.\n", other.join(", "));
+    if !plots.elsewhere.is_empty() {
+        let _ =
+            writeln!(md, "In no plot (ops neither plot draws): {}.\n", plots.elsewhere.join(", "));
     }
 }
