@@ -9,6 +9,10 @@
 //!       hidden 2048, expert width 768): PROJ `up` is HIDDEN -> WIDTH, `down` WIDTH -> HIDDEN;
 //!       MODE `affine4` (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations;
 //!       EXPERTS * ROWS_PER_EXPERT rows.
+//!   qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS
+//!       dense quantized_matmul of the same EXPERTS * ROWS_PER_EXPERT rows with one expert's
+//!       weights: the same flops as that gather_qmm (upstream issue #4339's equal-flop
+//!       comparison), so its rate is what MLX reaches on these shapes without the gather.
 //!   sdpa DTYPE HEADS Q_LEN KV_LEN CALLS REPS
 //!       causal scaled_dot_product_attention, head dim 128, on `float32` / `float16` / `bfloat16`.
 //!   softmax DTYPE HEADS Q_LEN KV_LEN CALLS REPS
@@ -19,7 +23,7 @@
 //! `ok SECONDS_PER_CALL PEAK_BYTES DIGEST` (median over the reps) or `error MESSAGE`.
 
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
-use mlx::quantized::{gather_qmm, quantize, QuantMode, QuantParams, Quantized};
+use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
 use mlx::{memory, random, Array, Dtype, Result};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -71,22 +75,26 @@ fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<S
     Ok(format!("ok {median:.9e} {} {digest:016x}", memory::peak_memory()))
 }
 
-/// Quantized expert weights, made once per (mode, projection, shape).
-type Weights = HashMap<(String, String, [usize; 3]), (Quantized, QuantParams, i32)>;
+/// Quantized weights, made once per (mode, projection, shape, dense): every expert's for
+/// gather_qmm, one expert's for qmm.
+type Weights = HashMap<(String, String, [usize; 3], bool), (Quantized, QuantParams, i32)>;
 
-fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<String, String> {
+/// `gather_qmm` (`dense` false) or `qmm` (true): the same rows, sorted by expert for the gather.
+fn quantized_case(
+    weights: &mut Weights,
+    args: &[&str],
+    dense: bool,
+) -> std::result::Result<String, String> {
     let (mode, proj, rows, shape, calls, reps) = match args {
         [mode, proj, rows, calls, reps] => (mode, proj, rows, QWEN3_30B_A3B_EXPERTS, calls, reps),
         [mode, proj, rows, experts, hidden, width, calls, reps] => {
             let shape = [number(experts)?, number(hidden)?, number(width)?];
             (mode, proj, rows, shape, calls, reps)
         }
-        _ => {
-            return Err(
-                "gather_qmm wants MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS"
-                    .into(),
-            )
-        }
+        _ => return Err(
+            "gather_qmm and qmm want MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS"
+                .into(),
+        ),
     };
     let (rows, calls, reps) = (number(rows)?, number(calls)?, number(reps)?);
     let [experts, hidden, width] = shape.map(|v| v as i32);
@@ -95,10 +103,11 @@ fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<Stri
         "down" => (hidden, width),
         _ => return Err(format!("unknown projection {proj:?} (up, down)")),
     };
-    let key = (mode.to_string(), proj.to_string(), shape);
+    let key = (mode.to_string(), proj.to_string(), shape, dense);
     if !weights.contains_key(&key) {
         let p = params(mode)?;
-        let w = normal(&[experts, n, k], Dtype::Bfloat16, 0.05, 11).map_err(err)?;
+        let w = if dense { vec![n, k] } else { vec![experts, n, k] };
+        let w = normal(&w, Dtype::Bfloat16, 0.05, 11).map_err(err)?;
         let q = quantize(&w, p).map_err(err)?;
         let mut parts = vec![&q.weights, &q.scales];
         parts.extend(q.biases.as_ref());
@@ -107,6 +116,12 @@ fn gather_case(weights: &mut Weights, args: &[&str]) -> std::result::Result<Stri
     }
     let (q, p, k) = &weights[&key];
     let m = experts * rows as i32;
+    if dense {
+        let x = normal(&[m, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
+        mlx::eval(&[&x]).map_err(err)?;
+        let make = || quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, *p);
+        return time(calls, reps, make).map_err(err);
+    }
     let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
     let experts: Vec<u32> = (0..m as u32).map(|i| i / rows as u32).collect();
     let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
@@ -215,7 +230,8 @@ fn main() {
         let reply = match words.split_first() {
             None => continue,
             Some((&"quit", _)) => break,
-            Some((&"gather_qmm", args)) => gather_case(&mut weights, args),
+            Some((&"gather_qmm", args)) => quantized_case(&mut weights, args, false),
+            Some((&"qmm", args)) => quantized_case(&mut weights, args, true),
             Some((&"sdpa", args)) => sdpa_case(args),
             Some((&"softmax", args)) => softmax_case(args),
             Some((what, _)) => Err(format!("unknown request {what:?}")),

@@ -194,8 +194,9 @@ pub struct OpsArgs {
     /// Arm B's installed layout.
     #[arg(long, value_name = "DIR")]
     pub b: PathBuf,
-    #[arg(long, value_enum, default_value = "all")]
-    pub sweep: ops_points::Sweep,
+    /// Sweeps to run, comma separated, in this order.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "all")]
+    pub sweep: Vec<ops_points::Sweep>,
     /// gather_qmm quantization modes, comma separated (default: mxfp4,nvfp4,mxfp8,affine4).
     #[arg(long, value_name = "MODE,...", value_delimiter = ',')]
     pub modes: Vec<String>,

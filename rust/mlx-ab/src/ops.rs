@@ -147,7 +147,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
     let or =
         |given: &[u64], default: &[u64]| if given.is_empty() { default } else { given }.to_vec();
     let options = SweepOptions {
-        sweep: args.sweep,
+        sweeps: args.sweep.clone(),
         modes: if args.modes.is_empty() {
             ops_points::MODES.map(String::from).to_vec()
         } else {

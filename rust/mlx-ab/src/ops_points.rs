@@ -30,6 +30,9 @@ pub const SOFTMAX_SHAPES: [[u64; 3]; 5] =
 pub enum Sweep {
     #[value(name = "gather_qmm")]
     GatherQmm,
+    /// Dense quantized_matmul at gather_qmm's flops (one expert's weights): the rate MLX
+    /// reaches on these shapes without the gather.
+    Qmm,
     Sdpa,
     Softmax,
     All,
@@ -38,7 +41,8 @@ pub enum Sweep {
 /// What to sweep (the `mlx-ab ops` options that choose points).
 #[derive(Debug, Clone)]
 pub struct SweepOptions {
-    pub sweep: Sweep,
+    /// The sweeps to run, in this order (`All` stands for gather_qmm, sdpa and softmax).
+    pub sweeps: Vec<Sweep>,
     pub modes: Vec<String>,
     pub gather_shape: [u64; 3],
     pub rows: Vec<u64>,
@@ -68,7 +72,7 @@ pub struct Point {
     /// Softmax only: the fewest bytes a kernel must move.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bytes: Option<i64>,
-    /// gather_qmm only, when not the default shape.
+    /// gather_qmm and qmm only, when not the default shape.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shape: Option<[u64; 3]>,
 }
@@ -80,7 +84,7 @@ impl Point {
             Kind::Gather { mode, proj, rows_per_expert } => {
                 let shape =
                     self.shape.map(|[e, h, w]| format!(" E={e} H={h} W={w}")).unwrap_or_default();
-                format!("gather_qmm {mode} {proj} r={rows_per_expert}{shape}")
+                format!("{} {mode} {proj} r={rows_per_expert}{shape}", self.op)
             }
             Kind::Attention { dtype, heads, q_len, kv_len } => {
                 format!("{} {dtype} H={heads} q={q_len} kv={kv_len}", self.op)
@@ -89,20 +93,21 @@ impl Point {
     }
 }
 
-pub fn gather_points(modes: &[String], shape: [u64; 3], rows: &[u64]) -> Vec<Point> {
+/// `op` is `gather_qmm` or `qmm` (op-bench takes the same arguments for both).
+pub fn gather_points(op: &str, modes: &[String], shape: [u64; 3], rows: &[u64]) -> Vec<Point> {
     let [experts, hidden, width] = shape;
     let mut points = Vec::new();
     for mode in modes {
         for proj in PROJECTIONS {
             for &r in rows {
                 points.push(Point {
-                    op: "gather_qmm".into(),
+                    op: op.into(),
                     kind: Kind::Gather {
                         mode: mode.clone(),
                         proj: proj.into(),
                         rows_per_expert: r,
                     },
-                    args: format!("gather_qmm {mode} {proj} {r} {experts} {hidden} {width}"),
+                    args: format!("{op} {mode} {proj} {r} {experts} {hidden} {width}"),
                     // Enough calls per graph that one timing spans milliseconds, not launch
                     // latency.
                     calls: (32 / r).max(1),
@@ -154,18 +159,23 @@ pub fn softmax_points(shapes: &[[u64; 3]]) -> Vec<Point> {
         .collect()
 }
 
-/// Every point of the sweep, in order: gather_qmm, then sdpa, then softmax.
+/// Every point of the sweeps, in their order (`all`: gather_qmm, then sdpa, then softmax).
 pub fn points(o: &SweepOptions) -> Vec<Point> {
-    let wants = |s| o.sweep == s || o.sweep == Sweep::All;
     let mut points = Vec::new();
-    if wants(Sweep::GatherQmm) {
-        points.extend(gather_points(&o.modes, o.gather_shape, &o.rows));
-    }
-    if wants(Sweep::Sdpa) {
-        points.extend(sdpa_points());
-    }
-    if wants(Sweep::Softmax) {
-        points.extend(softmax_points(&o.softmax_shapes));
+    for sweep in &o.sweeps {
+        match sweep {
+            Sweep::GatherQmm => {
+                points.extend(gather_points("gather_qmm", &o.modes, o.gather_shape, &o.rows))
+            }
+            Sweep::Qmm => points.extend(gather_points("qmm", &o.modes, o.gather_shape, &o.rows)),
+            Sweep::Sdpa => points.extend(sdpa_points()),
+            Sweep::Softmax => points.extend(softmax_points(&o.softmax_shapes)),
+            Sweep::All => points.extend(self::points(&SweepOptions {
+                sweeps: vec![Sweep::GatherQmm, Sweep::Sdpa, Sweep::Softmax],
+                only: None,
+                ..o.clone()
+            })),
+        }
     }
     if let Some(only) = &o.only {
         points.retain(|p| p.label().contains(only.as_str()));
@@ -197,7 +207,7 @@ mod tests {
 
     fn defaults(sweep: Sweep) -> SweepOptions {
         SweepOptions {
-            sweep,
+            sweeps: vec![sweep],
             modes: MODES.iter().map(|m| m.to_string()).collect(),
             gather_shape: QWEN3_30B_A3B,
             rows: ROWS_PER_EXPERT.to_vec(),
@@ -276,6 +286,17 @@ mod tests {
         assert_eq!(p.args, "gather_qmm affine4 up 4 32 512 512");
         assert_eq!(p.label(), "gather_qmm affine4 up r=4 E=32 H=512 W=512");
         assert_eq!((p.shape, p.calls), (Some([32, 512, 512]), 8));
+        // qmm takes gather_qmm's arguments, and the flops of that gather.
+        let both = SweepOptions {
+            sweeps: vec![Sweep::Qmm, Sweep::GatherQmm],
+            only: Some("up r=".into()),
+            ..small.clone()
+        };
+        let [dense, gather] = &points(&both)[..] else { panic!("two points") };
+        assert_eq!(dense.args, "qmm affine4 up 4 32 512 512");
+        assert_eq!(dense.label(), "qmm affine4 up r=4 E=32 H=512 W=512");
+        assert_eq!((dense.flops, dense.calls), (gather.flops, gather.calls));
+        assert_eq!(gather.args, p.args);
         let json = serde_json::to_value(p).unwrap();
         assert_eq!(json["rows_per_expert"], 4);
         assert_eq!(json["shape"], serde_json::json!([32, 512, 512]));

@@ -1,8 +1,9 @@
-//! `mlx-ab roofline`: the sorted gather_qmm points of `mlx-ab ops` reports against a machine's
-//! limits. Achieved bandwidth is the fewest bytes a call must move (every expert's packed
-//! weights with their scales and biases once, x read once, the output written once) over its
-//! median time; the arithmetic rate is the point's 2*M*N*K over the same time. Written as a
-//! table and as `roofline.json`, naming the patch series the arms ran.
+//! `mlx-ab roofline`: the sorted gather_qmm points (and the dense qmm points at the same flops)
+//! of `mlx-ab ops` reports against a machine's limits. Achieved bandwidth is the fewest bytes a
+//! call must move (every expert's packed weights with their scales and biases once, or the one
+//! expert's for qmm, x read once, the output written once) over its median time; the arithmetic
+//! rate is the point's 2*M*N*K over the same time. Written as a table and as `roofline.json`,
+//! naming the patch series the arms ran.
 
 use crate::book_sources::{self, read_json, PatchFile};
 use serde::{Deserialize, Serialize};
@@ -47,8 +48,10 @@ struct Point {
     identical: bool,
 }
 
-/// The bytes one call must move: bf16 activations in and out, every expert's weights once.
+/// The bytes one call must move: bf16 activations in and out, every expert's weights once
+/// (`gather_qmm`) or one expert's (`qmm`, the same rows against one matrix).
 fn bytes_moved(
+    op: &str,
     mode: &str,
     proj: &str,
     rows_per_expert: u64,
@@ -57,7 +60,12 @@ fn bytes_moved(
     let (bits, scale_bytes) = format(mode)?;
     let (n, k) = if proj == "up" { (width, hidden) } else { (hidden, width) };
     let rows = (experts * rows_per_expert) as f64;
-    let weights = (experts * n * k) as f64 * (bits / 8.0 + scale_bytes);
+    let matrices = match op {
+        "gather_qmm" => experts,
+        "qmm" => 1,
+        _ => return None,
+    };
+    let weights = (matrices * n * k) as f64 * (bits / 8.0 + scale_bytes);
     Some(weights + rows * k as f64 * 2.0 + rows * n as f64 * 2.0)
 }
 
@@ -86,6 +94,8 @@ struct Limits {
 
 #[derive(Serialize)]
 struct RooflinePoint {
+    /// `gather_qmm`, or `qmm`: dense quantized_matmul at the same flops (one expert's weights).
+    op: String,
     mode: String,
     proj: String,
     rows_per_expert: u64,
@@ -129,12 +139,13 @@ pub fn main(
         }
         roofline.sources.push(relative.display().to_string());
         let report: Report = read_json(&root.join(relative))?;
-        for p in report.results.iter().filter(|p| p.op == "gather_qmm") {
+        for p in report.results.iter().filter(|p| p.op == "gather_qmm" || p.op == "qmm") {
             let shape = p.shape.unwrap_or(DEFAULT_SHAPE);
-            let bytes = bytes_moved(&p.mode, &p.proj, p.rows_per_expert, shape)
+            let bytes = bytes_moved(&p.op, &p.mode, &p.proj, p.rows_per_expert, shape)
                 .ok_or_else(|| format!("{}: unknown mode {}", relative.display(), p.mode))?;
             for (arm, seconds) in [("stock", p.a_seconds), ("patched", p.b_seconds)] {
                 let point = RooflinePoint {
+                    op: p.op.clone(),
                     mode: p.mode.clone(),
                     proj: p.proj.clone(),
                     rows_per_expert: p.rows_per_expert,
@@ -147,7 +158,8 @@ pub fn main(
                 };
                 let _ = writeln!(
                     table,
-                    "| {} {} r={} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    "| {} {} {} r={} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    point.op,
                     point.mode,
                     point.proj,
                     point.rows_per_expert,
@@ -185,11 +197,16 @@ mod tests {
         // affine4 up, 1 row per expert, 128 experts of 768 x 2048: 4 bits + 1/16 byte per weight.
         let weights = 128.0 * 768.0 * 2048.0 * (0.5 + 0.0625);
         let activations = 128.0 * 2048.0 * 2.0 + 128.0 * 768.0 * 2.0;
-        assert_eq!(bytes_moved("affine4", "up", 1, DEFAULT_SHAPE), Some(weights + activations));
+        let gather = |mode, proj| bytes_moved("gather_qmm", mode, proj, 1, DEFAULT_SHAPE);
+        assert_eq!(gather("affine4", "up"), Some(weights + activations));
         // The down projection reads the transposed matrix: same weights, other activations.
-        let down = bytes_moved("affine4", "down", 1, DEFAULT_SHAPE).unwrap();
+        let down = gather("affine4", "down").unwrap();
         assert_eq!(down, weights + 128.0 * 768.0 * 2.0 + 128.0 * 2048.0 * 2.0);
-        assert!(bytes_moved("mxfp8", "up", 1, DEFAULT_SHAPE).unwrap() > weights * 1.7);
-        assert_eq!(bytes_moved("int3", "up", 1, DEFAULT_SHAPE), None);
+        assert!(gather("mxfp8", "up").unwrap() > weights * 1.7);
+        assert_eq!(gather("int3", "up"), None);
+        // The dense product at the same flops reads one expert's matrix.
+        let dense = bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE);
+        assert_eq!(dense, Some(weights / 128.0 + activations));
+        assert_eq!(bytes_moved("sdpa", "affine4", "up", 1, DEFAULT_SHAPE), None);
     }
 }
