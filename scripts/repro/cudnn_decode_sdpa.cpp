@@ -8,6 +8,9 @@
 //   B  MLX_CUDA_USE_CUDNN_SDPA=0 (MLX's vector kernel)
 //   E  contiguous copies of the slices (not slices of a buffer: the vector kernel, no switch)
 //   A2 as A, with another process doing the same beside it
+//   F  as decoding calls it: the slice grows one key per call (2,049 to 2,304 keys, one cached
+//      cuDNN graph, seq_len changing), four passes, each call against the same length's call
+//      of the first pass
 // Without arguments it runs every arm (re-executing itself) and prints one line per arm.
 #include <unistd.h>
 
@@ -78,7 +81,53 @@ int run_arm(const std::string& arm, int calls) {
   return differ > 0 ? 1 : 0;
 }
 
+int run_growing(int passes) {
+  mx::set_default_device(mx::Device::gpu);
+  auto keys = mx::random::split(mx::random::key(7), 3);
+  auto normal = [&](mx::Shape shape, int i) {
+    return mx::random::normal(shape, mx::bfloat16, 0.0, 1.0, mx::take(keys, i, 0));
+  };
+  auto k_cache = normal({1, 4, 2304, 128}, 0);
+  auto v_cache = normal({1, 4, 2304, 128}, 1);
+  auto q = normal({1, 32, 1, 128}, 2);
+  mx::eval({k_cache, v_cache, q});
+  const float scale = 1.0f / std::sqrt(128.0f);
+  std::vector<std::vector<uint16_t>> first;
+  int differ = 0, calls = 0, first_pass = -1, first_len = -1;
+  for (int pass = 0; pass < passes; ++pass) {
+    for (int len = 2049; len <= 2304; ++len) {
+      auto k = mx::slice(k_cache, {0, 0, 0, 0}, {1, 4, len, 128});
+      auto v = mx::slice(v_cache, {0, 0, 0, 0}, {1, 4, len, 128});
+      mx::eval({k, v});
+      auto o = mx::fast::scaled_dot_product_attention(q, k, v, scale, "");
+      o.eval();
+      auto bits = reinterpret_cast<const uint16_t*>(o.data<mx::bfloat16_t>());
+      std::vector<uint16_t> now(bits, bits + o.size());
+      if (pass == 0) {
+        first.push_back(std::move(now));
+        continue;
+      }
+      ++calls;
+      if (now != first[len - 2049]) {
+        ++differ;
+        if (first_pass < 0) {
+          first_pass = pass;
+          first_len = len;
+        }
+      }
+    }
+  }
+  std::printf(
+      "arm F: %d of %d calls differ from the first pass's call of the same length (first: "
+      "pass %d, %d keys)\n",
+      differ, calls, first_pass, first_len);
+  return differ > 0 ? 1 : 0;
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "F") {
+    return mx::gpu::is_available() ? run_growing(4) : 2;
+  }
   if (argc > 1) {
     return run_arm(argv[1], argc > 2 ? std::atoi(argv[2]) : 1000);
   }
@@ -96,6 +145,7 @@ int main(int argc, char** argv) {
       "MLX_CUDA_USE_CUDNN_SDPA=0 " + exe + " B",
       exe + " E",
       "(" + exe + " A & " + exe + " A2; wait)",
+      exe + " F",
   };
   for (auto& c : commands) {
     std::fflush(stdout);
