@@ -3,7 +3,9 @@
 //! (`DEP_MLX_SANITIZE`).
 //! Sources named after a patch id (`cpp/fused_causal_softmax.cc` with bridge
 //! `src/fused_causal_softmax.rs`) bind what only that patch adds, so they are compiled only when
-//! its feature is on; every other `cpp/*.cc` / `src/ffi/*.rs` pair is always compiled.
+//! mlx-sys's MLX has that patch (`DEP_MLX_PATCHES`; the Rust side sees `cfg(mlx_patch = "ID")`);
+//! every other `cpp/*.cc` / `src/ffi/*.rs` pair is always compiled. This crate has no patch
+//! features: the ones that choose the build are mlx-sys's, forwarded by the crates above.
 
 use std::path::{Path, PathBuf};
 
@@ -13,9 +15,20 @@ fn patch_stems() -> Vec<String> {
 }
 
 fn main() {
+    let applied: Vec<String> = std::env::var("DEP_MLX_PATCHES")
+        .expect("mlx-sys exports its patches")
+        .split(',')
+        .filter(|id| !id.is_empty())
+        .map(String::from)
+        .collect();
+    let ids = mlx_build::series::ids();
+    let values: Vec<String> = ids.iter().map(|id| format!("\"{id}\"")).collect();
+    println!("cargo:rustc-check-cfg=cfg(mlx_patch, values({}))", values.join(", "));
+    for id in &applied {
+        println!("cargo:rustc-cfg=mlx_patch=\"{id}\"");
+    }
     let enabled = |stem: &str| {
-        !is_patch_stem(stem)
-            || std::env::var_os(format!("CARGO_FEATURE_{}", stem.to_uppercase())).is_some()
+        !is_patch_stem(stem) || applied.iter().any(|id| id.replace('-', "_") == stem)
     };
     let bridges: Vec<PathBuf> = ["src/ffi", "src"]
         .iter()
@@ -25,6 +38,7 @@ fn main() {
         .collect();
     let shims: Vec<PathBuf> =
         files(Path::new("cpp"), "cc").into_iter().filter(|p| enabled(stem(p))).collect();
+    println!("cargo:rerun-if-env-changed=DEP_MLX_PATCHES");
     println!("cargo:rerun-if-changed=cpp");
     println!("cargo:rerun-if-changed=src");
     if bridges.is_empty() {

@@ -2,7 +2,7 @@
 //! that patch (their cargo feature), because they call what the patch adds to MLX; those under
 //! [`ffi`] exist in every build.
 
-#[cfg(feature = "fused-causal-softmax")]
+#[cfg(mlx_patch = "fused-causal-softmax")]
 pub mod fused_causal_softmax;
 
 /// Bindings that need no patch.

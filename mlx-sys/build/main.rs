@@ -95,6 +95,9 @@ fn run() -> Fallible<()> {
     println!("cargo:shim_include={}", manifest_dir.join("cpp").display());
     // mlx-ext compiles its C++ with the same sanitizers: DEP_MLX_SANITIZE.
     println!("cargo:sanitize={}", info.sanitize);
+    // The series' patches applied (comma separated): DEP_MLX_PATCHES, so crates that bind a
+    // patch's additions follow the build without patch features of their own.
+    println!("cargo:patches={}", ids.join(","));
     Ok(())
 }
 

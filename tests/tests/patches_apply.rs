@@ -58,7 +58,9 @@ fn workspace_packages(manifest: &Path) -> Vec<serde_json::Value> {
 }
 
 /// Every crate that selects patches has exactly one feature per series id, default all of them:
-/// this workspace's and mlx-rs-compat's (the drop-in mlx-sys 0.7.0 and its example).
+/// this workspace's and mlx-rs-compat's (the drop-in mlx-sys 0.7.0 and its example). Each such
+/// feature is forwarded once, to the one crate below (mlx-sys applies it); a crate that only
+/// binds what a patch adds (mlx-ext) has no patch features and follows mlx-sys's build.
 #[test]
 fn every_patch_selecting_crate_has_the_series_as_features() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
@@ -92,12 +94,26 @@ fn every_patch_selecting_crate_has_the_series_as_features() {
         let default: Vec<&str> =
             features["default"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
         assert_eq!(default, ids, "{name}: default features must be the whole series, in order");
+        for id in &ids {
+            let forwarded: Vec<&str> = features[*id]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_str().unwrap())
+                .filter(|f| !f.starts_with("dep:"))
+                .collect();
+            let applies = name == "mlx-sys" && package["version"] == "0.1.0";
+            let want = if applies { 0 } else { 1 };
+            assert_eq!(forwarded.len(), want, "{name}: feature {id} forwards to {forwarded:?}");
+            assert!(forwarded.iter().all(|f| f.ends_with(&format!("/{id}"))), "{name}: {id}");
+        }
         checked.push(format!("{name} {}", package["version"].as_str().unwrap()));
     }
     assert!(checked.len() >= 8, "only {checked:?} select patches");
     // The A/B driver links no MLX, so it selects no patches; its worker does.
     assert!(checked.iter().any(|c| c.starts_with("mlx-ab-worker ")), "{checked:?}");
     assert!(!checked.iter().any(|c| c.starts_with("mlx-ab ")), "the driver selects patches");
+    assert!(!checked.iter().any(|c| c.starts_with("mlx-ext ")), "mlx-ext has patch features");
     for drop_in in ["mlx-sys 0.7.0", "mlx-rs-example 0.1.0"] {
         assert!(checked.iter().any(|c| c == drop_in), "{drop_in} not checked: {checked:?}");
     }
