@@ -1,6 +1,6 @@
 //! This project's own C++ beside MLX. Modules named after a patch id exist only in builds with
-//! that patch (their cargo feature), because they call what the patch adds to MLX; those under
-//! [`ffi`] exist in every build.
+//! that patch (`cfg(mlx_patch = "ID")`, from the patches mlx-sys applied), because they call
+//! what the patch adds to MLX; those under [`ffi`] exist in every build.
 
 #[cfg(mlx_patch = "fused-causal-softmax")]
 pub mod fused_causal_softmax;
