@@ -27,9 +27,8 @@ fn main() {
     for id in &applied {
         println!("cargo:rustc-cfg=mlx_patch=\"{id}\"");
     }
-    let enabled = |stem: &str| {
-        !is_patch_stem(stem) || applied.iter().any(|id| id.replace('-', "_") == stem)
-    };
+    let enabled =
+        |stem: &str| !is_patch_stem(stem) || applied.iter().any(|id| id.replace('-', "_") == stem);
     let bridges: Vec<PathBuf> = ["src/ffi", "src"]
         .iter()
         .flat_map(|dir| files(Path::new(dir), "rs"))

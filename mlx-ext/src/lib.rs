@@ -7,6 +7,7 @@ pub mod fused_causal_softmax;
 
 /// Bindings that need no patch.
 pub mod ffi {
+    pub mod bench_graphs;
     pub mod gate;
     pub mod sanitizer_probe;
     pub mod thread_stress;

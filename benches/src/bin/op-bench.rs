@@ -18,6 +18,15 @@
 //!   softmax DTYPE HEADS Q_LEN KV_LEN CALLS REPS
 //!       the causal softmax stage of that attention's fallback on held scores: stock MLX's
 //!       greater_equal / where / softmax chain, or with the fused-causal-softmax patch its kernel.
+//!   graph SHAPE NODES CALLS REPS
+//!       the cost per node of building and evaluating a graph on the CPU (`chain`, `fanin`,
+//!       `multiout`, `streams` of NODES scalar nodes, or `decode`: NODES decode-shaped layers),
+//!       the path the eval-walk patch changes; CALLS is ignored (one graph per timing).
+//!   sdpa_grad MASK HEADS LEN HEAD_DIM CALLS REPS
+//!       one causal-attention training step on the CPU (float32, loss = sum(sdpa^2), gradients
+//!       of q, k and v): MASK `causal` (the mode string: the fused-causal-softmax patch's
+//!       backward) or `array` (the same mask as a bool array: stock's chain in any build);
+//!       CALLS is ignored.
 //!   quit
 //! Each timed request evaluates CALLS independent calls as one graph, REPS times; the reply is
 //! `ok SECONDS_PER_CALL PEAK_BYTES DIGEST` (median over the reps) or `error MESSAGE`.
@@ -206,6 +215,44 @@ fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
     time(calls, reps, make).map_err(err)
 }
 
+fn timing_reply(t: mlx_ext::ffi::bench_graphs::ffi::BenchTiming) -> String {
+    format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, t.digest)
+}
+
+fn graph_case(args: &[&str]) -> std::result::Result<String, String> {
+    let [shape, nodes, _calls, reps] = args else {
+        return Err("graph wants SHAPE NODES CALLS REPS".into());
+    };
+    let (nodes, reps) = (count(nodes)?, count(reps)?);
+    // SAFETY: op-bench is single-threaded: nothing else uses MLX during the call.
+    let timing = unsafe { mlx_ext::ffi::bench_graphs::ffi::eval_graph_bench(shape, nodes, reps) };
+    timing.map(timing_reply).map_err(|e| e.what().replace('\n', " "))
+}
+
+fn sdpa_grad_case(args: &[&str]) -> std::result::Result<String, String> {
+    let [mask, heads, len, head_dim, _calls, reps] = args else {
+        return Err("sdpa_grad wants MASK HEADS LEN HEAD_DIM CALLS REPS".into());
+    };
+    let array_mask = match *mask {
+        "causal" => false,
+        "array" => true,
+        _ => return Err(format!("unknown mask {mask:?} (causal, array)")),
+    };
+    let [heads, len, head_dim, reps] = [count(heads)?, count(len)?, count(head_dim)?, count(reps)?];
+    // SAFETY: as in graph_case.
+    let timing = unsafe {
+        mlx_ext::ffi::bench_graphs::ffi::causal_sdpa_train_step_bench(
+            heads, len, head_dim, reps, array_mask,
+        )
+    };
+    timing.map(timing_reply).map_err(|e| e.what().replace('\n', " "))
+}
+
+/// A positive count that fits C++'s 32-bit parameters.
+fn count(s: &str) -> std::result::Result<u32, String> {
+    number(s)?.try_into().map_err(|_| format!("{s} is too large"))
+}
+
 fn number(s: &str) -> std::result::Result<usize, String> {
     s.parse::<usize>()
         .ok()
@@ -234,6 +281,8 @@ fn main() {
             Some((&"qmm", args)) => quantized_case(&mut weights, args, true),
             Some((&"sdpa", args)) => sdpa_case(args),
             Some((&"softmax", args)) => softmax_case(args),
+            Some((&"graph", args)) => graph_case(args),
+            Some((&"sdpa_grad", args)) => sdpa_grad_case(args),
             Some((what, _)) => Err(format!("unknown request {what:?}")),
         };
         let line = reply.unwrap_or_else(|e| format!("error {e}"));

@@ -41,16 +41,6 @@ pub enum Command {
     /// Exit status: 0 identical, 1 outputs differ, 2 error, 3 stopped by SIGTERM / SIGINT
     /// (the finished points are reported).
     Ops(Box<OpsArgs>),
-    /// Summarize paired ratios given on the command line (e.g. A seconds / B seconds per pair,
-    /// from benches/cpp/ab) with `run`'s statistics: median [95% bootstrap] (above 1 / below 1,
-    /// sign test p).
-    Ratios {
-        #[arg(required = true, allow_negative_numbers = true)]
-        ratios: Vec<f64>,
-        /// Seed of the bootstrap resampling.
-        #[arg(long, default_value_t = 0x5eed)]
-        bootstrap_seed: u64,
-    },
     /// Build (or reuse) the worker of an arm and print its path.
     BuildWorker {
         /// `all`, `none` or a comma-separated list of patch ids.

@@ -47,10 +47,6 @@ fn main() -> ExitCode {
         Command::Generate(args) => forward::generate(&args),
         Command::Determinism(args) => forward::determinism(&args),
         Command::Ops(args) => ops::main(*args),
-        Command::Ratios { ratios, bootstrap_seed } => {
-            println!("{}", ops_report::ratios_line(ratios, bootstrap_seed));
-            Ok(ExitCode::SUCCESS)
-        }
         Command::BuildWorker { patches, fault_injection } => {
             build_worker(&patches, fault_injection)
         }

@@ -22,6 +22,20 @@ pub const SDPA: [(&str, u64, u64, u64); 6] = [
     ("float32", 1, 32768, 32768),
     ("bfloat16", 8, 8192, 8192),
 ];
+/// Graph points (op-bench's `graph`, on the CPU): shape, nodes (layers for `decode`).
+pub const GRAPHS: [(&str, u64); 7] = [
+    ("chain", 1000),
+    ("chain", 10000),
+    ("chain", 50000),
+    ("fanin", 10000),
+    ("fanin", 50000),
+    ("multiout", 10000),
+    ("streams", 10000),
+];
+/// Training-step points (op-bench's `sdpa_grad`, on the CPU): mask, heads, length, head dim.
+/// The `array` mask runs stock MLX's chain in any build: a control beside `causal`.
+pub const SDPA_GRAD: [(&str, u64, u64, u64); 3] =
+    [("causal", 8, 1024, 64), ("causal", 8, 256, 64), ("array", 8, 1024, 64)];
 /// Causal softmax stage points: heads, queries, keys.
 pub const SOFTMAX_SHAPES: [[u64; 3]; 5] =
     [[8, 2048, 2048], [8, 8192, 8192], [1, 32768, 32768], [8, 512, 8192], [8, 512, 32768]];
@@ -35,6 +49,12 @@ pub enum Sweep {
     Qmm,
     Sdpa,
     Softmax,
+    /// A graph's cost per node of building and evaluating it (the eval walk), on the CPU.
+    Graph,
+    /// A causal-attention training step (forward and backward), on the CPU.
+    #[value(name = "sdpa_grad")]
+    SdpaGrad,
+    /// gather_qmm, sdpa and softmax: the sweeps that run on a GPU too.
     All,
 }
 
@@ -54,8 +74,28 @@ pub struct SweepOptions {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Kind {
-    Gather { mode: String, proj: String, rows_per_expert: u64 },
-    Attention { dtype: String, heads: u64, q_len: u64, kv_len: u64 },
+    Gather {
+        mode: String,
+        proj: String,
+        rows_per_expert: u64,
+    },
+    Attention {
+        dtype: String,
+        heads: u64,
+        q_len: u64,
+        kv_len: u64,
+    },
+    /// `graph`, not `shape`: a point's `shape` is gather_qmm's.
+    Graph {
+        graph: String,
+        nodes: u64,
+    },
+    TrainStep {
+        mask: String,
+        heads: u64,
+        len: u64,
+        head_dim: u64,
+    },
 }
 
 /// One point, serialized with the field names op_ab.py wrote.
@@ -88,6 +128,10 @@ impl Point {
             }
             Kind::Attention { dtype, heads, q_len, kv_len } => {
                 format!("{} {dtype} H={heads} q={q_len} kv={kv_len}", self.op)
+            }
+            Kind::Graph { graph, nodes } => format!("graph {graph} n={nodes}"),
+            Kind::TrainStep { mask, heads, len, head_dim } => {
+                format!("sdpa_grad {mask} H={heads} L={len} D={head_dim}")
             }
         }
     }
@@ -159,6 +203,37 @@ pub fn softmax_points(shapes: &[[u64; 3]]) -> Vec<Point> {
         .collect()
 }
 
+/// One point per graph: seconds per node, so no flops.
+pub fn graph_points() -> Vec<Point> {
+    GRAPHS
+        .iter()
+        .map(|&(shape, nodes)| Point {
+            op: "graph".into(),
+            kind: Kind::Graph { graph: shape.into(), nodes },
+            args: format!("graph {shape} {nodes}"),
+            calls: 1,
+            flops: 0,
+            bytes: None,
+            shape: None,
+        })
+        .collect()
+}
+
+pub fn sdpa_grad_points() -> Vec<Point> {
+    SDPA_GRAD
+        .iter()
+        .map(|&(mask, heads, len, head_dim)| Point {
+            op: "sdpa_grad".into(),
+            kind: Kind::TrainStep { mask: mask.into(), heads, len, head_dim },
+            args: format!("sdpa_grad {mask} {heads} {len} {head_dim}"),
+            calls: 1,
+            flops: 0,
+            bytes: None,
+            shape: None,
+        })
+        .collect()
+}
+
 /// Every point of the sweeps, in their order (`all`: gather_qmm, then sdpa, then softmax).
 pub fn points(o: &SweepOptions) -> Vec<Point> {
     let mut points = Vec::new();
@@ -170,6 +245,8 @@ pub fn points(o: &SweepOptions) -> Vec<Point> {
             Sweep::Qmm => points.extend(gather_points("qmm", &o.modes, o.gather_shape, &o.rows)),
             Sweep::Sdpa => points.extend(sdpa_points()),
             Sweep::Softmax => points.extend(softmax_points(&o.softmax_shapes)),
+            Sweep::Graph => points.extend(graph_points()),
+            Sweep::SdpaGrad => points.extend(sdpa_grad_points()),
             Sweep::All => points.extend(self::points(&SweepOptions {
                 sweeps: vec![Sweep::GatherQmm, Sweep::Sdpa, Sweep::Softmax],
                 only: None,
@@ -301,6 +378,24 @@ mod tests {
         assert_eq!(json["rows_per_expert"], 4);
         assert_eq!(json["shape"], serde_json::json!([32, 512, 512]));
         assert!(json.get("bytes").is_none() && json.get("dtype").is_none());
+    }
+
+    /// The CPU-only sweeps: op-bench's `graph` and `sdpa_grad` requests, none in `all`.
+    #[test]
+    fn graph_and_training_step_points() {
+        let graphs = points(&defaults(Sweep::Graph));
+        assert_eq!(graphs.len(), GRAPHS.len());
+        assert_eq!(graphs[1].args, "graph chain 10000");
+        assert_eq!(graphs[1].label(), "graph chain n=10000");
+        let json = serde_json::to_value(&graphs[1]).unwrap();
+        assert_eq!((json["graph"].as_str(), json["nodes"].as_u64()), (Some("chain"), Some(10000)));
+        assert!(json.get("shape").is_none());
+        let steps = points(&defaults(Sweep::SdpaGrad));
+        assert_eq!(steps[0].args, "sdpa_grad causal 8 1024 64");
+        assert_eq!(steps[0].label(), "sdpa_grad causal H=8 L=1024 D=64");
+        assert!(steps.iter().any(|p| p.args.starts_with("sdpa_grad array ")), "no control");
+        let all = points(&defaults(Sweep::All));
+        assert!(all.iter().all(|p| p.op != "graph" && p.op != "sdpa_grad"));
     }
 
     #[test]

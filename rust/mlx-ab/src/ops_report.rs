@@ -87,19 +87,6 @@ pub fn three_significant(x: f64) -> String {
     }
 }
 
-/// `median [low, high] (above/below 1, p = P)` of paired ratios, by `mlx-ab run`'s statistics.
-pub fn ratios_line(ratios: Vec<f64>, seed: u64) -> String {
-    let s = crate::stats::summarize_ratios(ratios, seed);
-    let [low, high] = s.ci95.unwrap_or([f64::NAN; 2]);
-    format!(
-        "median {:.3} [{low:.3}, {high:.3}] ({}/{} above/below 1, p = {})",
-        s.median.unwrap_or(f64::NAN),
-        s.sign_test.greater,
-        s.sign_test.less,
-        three_significant(s.sign_test.p_value)
-    )
-}
-
 /// The line printed as each point finishes.
 pub fn progress_line(r: &PointResult, seconds: f64) -> String {
     format!(
@@ -121,8 +108,8 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
         format!(
             "A: `{}`  B: `{}`  pairs: {}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
              A time / B time (above 1: B faster), median of pairs [95% bootstrap]; identical: \
-             output bits equal in every reply of both arms. Statistics: {} ({} bootstrap \
-             resamples, {} quantiles; pair order {}).",
+             output bits equal in every reply of both arms; graph points: ms per node. \
+             Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).",
             meta.a,
             meta.b,
             meta.pairs,
@@ -160,15 +147,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{ratios_line, three_significant};
-
-    #[test]
-    fn ratios_line_summarizes() {
-        // Median of 1, 2, 3, 4 is 2.5; 3 above 1, none below; p = 2 / 8.
-        let line = ratios_line(vec![1.0, 2.0, 3.0, 4.0], 1);
-        assert!(line.starts_with("median 2.500 ["), "{line}");
-        assert!(line.ends_with("(3/0 above/below 1, p = 0.25)"), "{line}");
-    }
+    use super::three_significant;
 
     #[test]
     fn three_significant_digits_like_python() {
