@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// Folders holding `mlx-ab run` reports, relative to the repository root.
-pub const E2E_FOLDERS: &[&str] = &["reports/h200", "reports/h200/e2e"];
+pub const E2E_FOLDERS: &[&str] = &["reports/h200", "reports/h200/e2e", "reports/cpu/e2e"];
 /// Folders holding `mlx-ab ops` (or older `scripts/op_ab.py`) reports.
 pub const OPS_FOLDERS: &[&str] = op_plots::DEFAULT_FOLDERS;
 /// The tool of the op reports that name none.
