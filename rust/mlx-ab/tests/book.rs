@@ -113,6 +113,7 @@ fn fixture(root: &Path) {
                          "new.json": {"commit": COMMIT_NOW, "machine": "H200"}}}),
     );
     write_json(&root.join("reports/h200/RUNS.json"), &json!({"runs": {}}));
+    write_json(&root.join("reports/cpu/e2e/RUNS.json"), &json!({"runs": {}}));
     let point = json!({"op": "softmax", "args": "softmax float32 8 512 2048", "a_seconds": 0.002,
         "b_seconds": 0.001, "ratio": 2.0, "ci": [1.8, 2.2], "b_faster": 6, "a_faster": 0, "p": 0.03125,
         "identical": true, "times": {"a": vec![0.002; 6], "b": vec![0.001; 6]}});
