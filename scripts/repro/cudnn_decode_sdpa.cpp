@@ -25,21 +25,30 @@
 
 namespace mx = mlx::core;
 
+// The KV cache buffers [1, 4, 2304, 128] and one query [1, 32, 1, 128], bf16, evaluated on
+// the GPU.
+struct Inputs {
+  mx::array k_cache, v_cache, q;
+};
+
+Inputs make_inputs() {
+  mx::set_default_device(mx::Device::gpu);
+  auto keys = mx::random::split(mx::random::key(7), 3);
+  auto normal = [&](mx::Shape shape, int i) {
+    return mx::random::normal(shape, mx::bfloat16, 0.0, 1.0, mx::take(keys, i, 0));
+  };
+  Inputs in{
+      normal({1, 4, 2304, 128}, 0), normal({1, 4, 2304, 128}, 1), normal({1, 32, 1, 128}, 2)};
+  mx::eval({in.k_cache, in.v_cache, in.q});
+  return in;
+}
+
 int run_arm(const std::string& arm, int calls) {
   if (!mx::gpu::is_available()) {
     std::printf("arm %s: not run (this MLX has no GPU)\n", arm.c_str());
     return 2;
   }
-  mx::set_default_device(mx::Device::gpu);
-  auto key = mx::random::key(7);
-  auto keys = mx::random::split(key, 3);
-  auto normal = [&](mx::Shape shape, int i) {
-    return mx::random::normal(shape, mx::bfloat16, 0.0, 1.0, mx::take(keys, i, 0));
-  };
-  auto k_cache = normal({1, 4, 2304, 128}, 0);
-  auto v_cache = normal({1, 4, 2304, 128}, 1);
-  auto q = normal({1, 32, 1, 128}, 2);
-  mx::eval({k_cache, v_cache, q});
+  auto [k_cache, v_cache, q] = make_inputs();
   auto k = mx::slice(k_cache, {0, 0, 0, 0}, {1, 4, 2052, 128});
   auto v = mx::slice(v_cache, {0, 0, 0, 0}, {1, 4, 2052, 128});
   if (arm == "E") {
@@ -82,15 +91,7 @@ int run_arm(const std::string& arm, int calls) {
 }
 
 int run_growing(int passes) {
-  mx::set_default_device(mx::Device::gpu);
-  auto keys = mx::random::split(mx::random::key(7), 3);
-  auto normal = [&](mx::Shape shape, int i) {
-    return mx::random::normal(shape, mx::bfloat16, 0.0, 1.0, mx::take(keys, i, 0));
-  };
-  auto k_cache = normal({1, 4, 2304, 128}, 0);
-  auto v_cache = normal({1, 4, 2304, 128}, 1);
-  auto q = normal({1, 32, 1, 128}, 2);
-  mx::eval({k_cache, v_cache, q});
+  auto [k_cache, v_cache, q] = make_inputs();
   const float scale = 1.0f / std::sqrt(128.0f);
   std::vector<std::vector<uint16_t>> first;
   int differ = 0, calls = 0, first_pass = -1, first_len = -1;
