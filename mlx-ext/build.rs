@@ -11,7 +11,12 @@ use std::path::{Path, PathBuf};
 
 /// `gather_qmm_tiles` for patch id `gather-qmm-tiles`: the file stems of patch-only sources.
 fn patch_stems() -> Vec<String> {
-    mlx_build::series::ids().iter().map(|id| id.replace('-', "_")).collect()
+    mlx_build::series::ids().iter().map(|id| stem_of(id)).collect()
+}
+
+/// The file stem of a patch id's sources.
+fn stem_of(id: &str) -> String {
+    id.replace('-', "_")
 }
 
 fn main() {
@@ -27,8 +32,7 @@ fn main() {
     for id in &applied {
         println!("cargo:rustc-cfg=mlx_patch=\"{id}\"");
     }
-    let enabled =
-        |stem: &str| !is_patch_stem(stem) || applied.iter().any(|id| id.replace('-', "_") == stem);
+    let enabled = |stem: &str| !is_patch_stem(stem) || applied.iter().any(|id| stem_of(id) == stem);
     let bridges: Vec<PathBuf> = ["src/ffi", "src"]
         .iter()
         .flat_map(|dir| files(Path::new(dir), "rs"))

@@ -215,8 +215,15 @@ fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
     time(calls, reps, make).map_err(err)
 }
 
-fn timing_reply(t: mlx_ext::ffi::bench_graphs::ffi::BenchTiming) -> String {
-    format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, t.digest)
+/// The reply to a request that mlx-ext's C++ benchmarks timed.
+fn timing_reply(
+    timing: std::result::Result<
+        mlx_ext::ffi::bench_graphs::ffi::BenchTiming,
+        impl std::fmt::Display,
+    >,
+) -> std::result::Result<String, String> {
+    let t = timing.map_err(|e| e.to_string().replace('\n', " "))?;
+    Ok(format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, t.digest))
 }
 
 fn graph_case(args: &[&str]) -> std::result::Result<String, String> {
@@ -225,8 +232,7 @@ fn graph_case(args: &[&str]) -> std::result::Result<String, String> {
     };
     let (nodes, reps) = (count(nodes)?, count(reps)?);
     // SAFETY: op-bench is single-threaded: nothing else uses MLX during the call.
-    let timing = unsafe { mlx_ext::ffi::bench_graphs::ffi::eval_graph_bench(shape, nodes, reps) };
-    timing.map(timing_reply).map_err(|e| e.what().replace('\n', " "))
+    timing_reply(unsafe { mlx_ext::ffi::bench_graphs::ffi::eval_graph_bench(shape, nodes, reps) })
 }
 
 fn sdpa_grad_case(args: &[&str]) -> std::result::Result<String, String> {
@@ -240,12 +246,11 @@ fn sdpa_grad_case(args: &[&str]) -> std::result::Result<String, String> {
     };
     let [heads, len, head_dim, reps] = [count(heads)?, count(len)?, count(head_dim)?, count(reps)?];
     // SAFETY: as in graph_case.
-    let timing = unsafe {
+    timing_reply(unsafe {
         mlx_ext::ffi::bench_graphs::ffi::causal_sdpa_train_step_bench(
             heads, len, head_dim, reps, array_mask,
         )
-    };
-    timing.map(timing_reply).map_err(|e| e.what().replace('\n', " "))
+    })
 }
 
 /// A positive count that fits C++'s 32-bit parameters.

@@ -165,16 +165,14 @@ pub fn gather_points(op: &str, modes: &[String], shape: [u64; 3], rows: &[u64]) 
     points
 }
 
+/// A point timed one call per graph, with no work figures (callers add flops or bytes).
+fn single_call(op: &str, kind: Kind, args: String) -> Point {
+    Point { op: op.into(), kind, args, calls: 1, flops: 0, bytes: None, shape: None }
+}
+
 fn attention(op: &str, dtype: &str, heads: u64, q_len: u64, kv_len: u64) -> Point {
-    Point {
-        op: op.into(),
-        kind: Kind::Attention { dtype: dtype.into(), heads, q_len, kv_len },
-        args: format!("{op} {dtype} {heads} {q_len} {kv_len}"),
-        calls: 1,
-        flops: 0,
-        bytes: None,
-        shape: None,
-    }
+    let kind = Kind::Attention { dtype: dtype.into(), heads, q_len, kv_len };
+    single_call(op, kind, format!("{op} {dtype} {heads} {q_len} {kv_len}"))
 }
 
 pub fn sdpa_points() -> Vec<Point> {
@@ -207,14 +205,9 @@ pub fn softmax_points(shapes: &[[u64; 3]]) -> Vec<Point> {
 pub fn graph_points() -> Vec<Point> {
     GRAPHS
         .iter()
-        .map(|&(shape, nodes)| Point {
-            op: "graph".into(),
-            kind: Kind::Graph { graph: shape.into(), nodes },
-            args: format!("graph {shape} {nodes}"),
-            calls: 1,
-            flops: 0,
-            bytes: None,
-            shape: None,
+        .map(|&(shape, nodes)| {
+            let kind = Kind::Graph { graph: shape.into(), nodes };
+            single_call("graph", kind, format!("graph {shape} {nodes}"))
         })
         .collect()
 }
@@ -222,14 +215,9 @@ pub fn graph_points() -> Vec<Point> {
 pub fn sdpa_grad_points() -> Vec<Point> {
     SDPA_GRAD
         .iter()
-        .map(|&(mask, heads, len, head_dim)| Point {
-            op: "sdpa_grad".into(),
-            kind: Kind::TrainStep { mask: mask.into(), heads, len, head_dim },
-            args: format!("sdpa_grad {mask} {heads} {len} {head_dim}"),
-            calls: 1,
-            flops: 0,
-            bytes: None,
-            shape: None,
+        .map(|&(mask, heads, len, head_dim)| {
+            let kind = Kind::TrainStep { mask: mask.into(), heads, len, head_dim };
+            single_call("sdpa_grad", kind, format!("sdpa_grad {mask} {heads} {len} {head_dim}"))
         })
         .collect()
 }

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// op-bench's default gather_qmm shape (Qwen3-30B-A3B's experts: E, H, W); a point's `shape`
 /// overrides it.
-const DEFAULT_SHAPE: [u64; 3] = [128, 2048, 768];
+const DEFAULT_SHAPE: [u64; 3] = crate::ops_points::QWEN3_30B_A3B;
 
 /// Bits per weight and bytes of scale (and bias) data per weight of a quantization mode.
 fn format(mode: &str) -> Option<(f64, f64)> {

@@ -73,6 +73,13 @@ fn write_json(path: &Path, value: &Value) {
     write(path, &serde_json::to_string_pretty(value).unwrap());
 }
 
+/// Reads the JSON file at `path`, lets `edit` change it and writes it back.
+fn edit_json(path: &Path, edit: impl FnOnce(&mut Value)) {
+    let mut value: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    edit(&mut value);
+    write_json(path, &value);
+}
+
 /// A repository whose patches are version "now"; two runs: one on an old series (every patch
 /// at version "old"), one on the current one; an op sweep that measures the first patch.
 fn fixture(root: &Path) {
@@ -196,12 +203,11 @@ fn rows_are_grouped_by_the_series_they_ran_and_patches_get_verdicts() {
 fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path());
-    let path = dir.path().join("reports/series.json");
-    let mut series: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
     let old: Vec<Value> =
         series_names().iter().map(|n| entry(n, &patch_text(n, "old", "now"))).collect();
-    series["series"][COMMIT_OLD]["patches"] = json!(old);
-    write_json(&path, &series);
+    edit_json(&dir.path().join("reports/series.json"), |series| {
+        series["series"][COMMIT_OLD]["patches"] = json!(old)
+    });
     let out = book(dir.path(), false);
     assert!(out.status.success(), "{}", common::describe(&out));
     let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
@@ -222,10 +228,9 @@ fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
 fn outputs_that_differ_decide_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
     fixture(dir.path());
-    let path = dir.path().join("reports/h200/e2e/new.json");
-    let mut run: Value = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
-    run["verdict"] = json!("different");
-    write_json(&path, &run);
+    edit_json(&dir.path().join("reports/h200/e2e/new.json"), |run| {
+        run["verdict"] = json!("different")
+    });
     let out = book(dir.path(), false);
     assert!(out.status.success(), "{}", common::describe(&out));
     let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
