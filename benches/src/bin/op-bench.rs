@@ -4,11 +4,12 @@
 //! output bits, so the driver checks the arms agree bit for bit at every point it times.
 //!
 //! Requests, one per line on stdin (replies, one line each on stdout):
-//!   gather_qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS
+//!   gather_qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH [ROUTING]] CALLS REPS
 //!       sorted-rhs gather_qmm, by default with Qwen3-30B-A3B expert shapes (128 experts,
 //!       hidden 2048, expert width 768): PROJ `up` is HIDDEN -> WIDTH, `down` WIDTH -> HIDDEN;
 //!       MODE `affine4` (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations;
-//!       EXPERTS * ROWS_PER_EXPERT rows.
+//!       EXPERTS * ROWS_PER_EXPERT rows, spread over the experts as ROUTING says
+//!       (`uniform`, the default, `zipf` or `hot`: mlx_ab_protocol::routing).
 //!   qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS
 //!       dense quantized_matmul of the same EXPERTS * ROWS_PER_EXPERT rows with one expert's
 //!       weights: the same flops as that gather_qmm (upstream issue #4339's equal-flop
@@ -34,6 +35,7 @@
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
 use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
 use mlx::{memory, random, Array, Dtype, Result};
+use mlx_ab_protocol::routing::Routing;
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -94,16 +96,23 @@ fn quantized_case(
     args: &[&str],
     dense: bool,
 ) -> std::result::Result<String, String> {
-    let (mode, proj, rows, shape, calls, reps) = match args {
-        [mode, proj, rows, calls, reps] => (mode, proj, rows, QWEN3_30B_A3B_EXPERTS, calls, reps),
-        [mode, proj, rows, experts, hidden, width, calls, reps] => {
-            let shape = [number(experts)?, number(hidden)?, number(width)?];
-            (mode, proj, rows, shape, calls, reps)
+    let usage = "gather_qmm and qmm want MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH \
+                 [ROUTING]] CALLS REPS (qmm: no ROUTING)";
+    let (mode, proj, rows, shape, routing, calls, reps) = match args {
+        [mode, proj, rows, calls, reps] => {
+            (mode, proj, rows, QWEN3_30B_A3B_EXPERTS, Routing::Uniform, calls, reps)
         }
-        _ => return Err(
-            "gather_qmm and qmm want MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS"
-                .into(),
-        ),
+        [mode, proj, rows, experts, hidden, width, rest @ ..] => {
+            let shape = [number(experts)?, number(hidden)?, number(width)?];
+            match rest {
+                [calls, reps] => (mode, proj, rows, shape, Routing::Uniform, calls, reps),
+                [routing, calls, reps] if !dense => {
+                    (mode, proj, rows, shape, Routing::parse(routing)?, calls, reps)
+                }
+                _ => return Err(usage.into()),
+            }
+        }
+        _ => return Err(usage.into()),
     };
     let (rows, calls, reps) = (number(rows)?, number(calls)?, number(reps)?);
     let [experts, hidden, width] = shape.map(|v| v as i32);
@@ -132,7 +141,7 @@ fn quantized_case(
         return time(calls, reps, make).map_err(err);
     }
     let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
-    let experts: Vec<u32> = (0..m as u32).map(|i| i / rows as u32).collect();
+    let experts = routing.sorted_experts(experts as usize, rows);
     let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
     mlx::eval(&[&x, &rhs]).map_err(err)?;
     let make = || {

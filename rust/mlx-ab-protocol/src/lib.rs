@@ -1,12 +1,13 @@
 //! The contract between `mlx-ab` (the driver, which links no MLX) and `mlx-ab-worker` (one arm's
 //! process, linking that arm's MLX): the job and the line protocol (`protocol`), what a worker
-//! reports about its MLX (`info`), the devices it can run on (`device`), and, with the `clap`
-//! feature, the options of `make-model`, `generate` and `determinism` that the driver hands on
-//! (`worker_args`).
+//! reports about its MLX (`info`), the devices it can run on (`device`), op-bench's expert loads
+//! (`routing`), and, with the `clap` feature, the options of `make-model`, `generate` and
+//! `determinism` that the driver hands on (`worker_args`).
 
 pub mod device;
 pub mod info;
 pub mod protocol;
+pub mod routing;
 #[cfg(feature = "clap")]
 pub mod worker_args;
 

@@ -218,6 +218,11 @@ pub struct OpsArgs {
     /// gather_qmm sweep rows per expert, comma separated (default: 1,2,4,8,16,32,64,128,256).
     #[arg(long, value_name = "R,...", value_delimiter = ',', value_parser = ops_points::parse_rows)]
     pub rows: Vec<u64>,
+    /// gather_qmm's expert loads, comma separated: uniform (every expert the same rows), zipf
+    /// (expert i's share as 1 / (i + 1)), hot (expert 0 gets 8x the mean); each a point of its
+    /// own at every rows per expert, which is then the mean. qmm: uniform only.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "uniform")]
+    pub routing: Vec<mlx_ab_protocol::routing::Routing>,
     /// Write the report (every pair's times) as JSON here.
     #[arg(long, value_name = "F")]
     pub json: Option<PathBuf>,

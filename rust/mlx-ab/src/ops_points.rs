@@ -2,6 +2,7 @@
 //! and the work it does (flops, fewest bytes), for the rates in the report. Points, order and
 //! fields are those of the retired scripts/op_ab.py, so old and new reports line up.
 
+use mlx_ab_protocol::routing::Routing;
 use serde::Serialize;
 
 /// The fp modes first: only they take the sorted-rhs kernel whose tile the patch changes on CUDA;
@@ -66,6 +67,8 @@ pub struct SweepOptions {
     pub modes: Vec<String>,
     pub gather_shape: [u64; 3],
     pub rows: Vec<u64>,
+    /// gather_qmm's expert loads (qmm has no experts: uniform only).
+    pub routings: Vec<Routing>,
     pub softmax_shapes: Vec<[u64; 3]>,
     /// Keep only the points whose label contains this text.
     pub only: Option<String>,
@@ -77,7 +80,11 @@ pub enum Kind {
     Gather {
         mode: String,
         proj: String,
+        /// The mean: `routing` says how the rows spread.
         rows_per_expert: u64,
+        /// Absent: uniform (every report before skewed loads).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        routing: Option<String>,
     },
     Attention {
         dtype: String,
@@ -121,10 +128,11 @@ impl Point {
     /// What `--only` matches and the report prints.
     pub fn label(&self) -> String {
         match &self.kind {
-            Kind::Gather { mode, proj, rows_per_expert } => {
+            Kind::Gather { mode, proj, rows_per_expert, routing } => {
                 let shape =
                     self.shape.map(|[e, h, w]| format!(" E={e} H={h} W={w}")).unwrap_or_default();
-                format!("{} {mode} {proj} r={rows_per_expert}{shape}", self.op)
+                let routing = routing.as_ref().map(|r| format!(" {r}")).unwrap_or_default();
+                format!("{} {mode} {proj} r={rows_per_expert}{shape}{routing}", self.op)
             }
             Kind::Attention { dtype, heads, q_len, kv_len } => {
                 format!("{} {dtype} H={heads} q={q_len} kv={kv_len}", self.op)
@@ -137,28 +145,41 @@ impl Point {
     }
 }
 
-/// `op` is `gather_qmm` or `qmm` (op-bench takes the same arguments for both).
-pub fn gather_points(op: &str, modes: &[String], shape: [u64; 3], rows: &[u64]) -> Vec<Point> {
+/// `op` is `gather_qmm` or `qmm` (op-bench takes the same arguments for both, less the
+/// routing: qmm's points are uniform only).
+pub fn gather_points(
+    op: &str,
+    modes: &[String],
+    shape: [u64; 3],
+    rows: &[u64],
+    routings: &[Routing],
+) -> Vec<Point> {
     let [experts, hidden, width] = shape;
+    let routings = if op == "qmm" { &[Routing::Uniform][..] } else { routings };
     let mut points = Vec::new();
     for mode in modes {
         for proj in PROJECTIONS {
-            for &r in rows {
-                points.push(Point {
-                    op: op.into(),
-                    kind: Kind::Gather {
-                        mode: mode.clone(),
-                        proj: proj.into(),
-                        rows_per_expert: r,
-                    },
-                    args: format!("{op} {mode} {proj} {r} {experts} {hidden} {width}"),
-                    // Enough calls per graph that one timing spans milliseconds, not launch
-                    // latency.
-                    calls: (32 / r).max(1),
-                    flops: 2 * experts * r * hidden * width,
-                    bytes: None,
-                    shape: (shape != QWEN3_30B_A3B).then_some(shape),
-                });
+            for &routing in routings {
+                for &r in rows {
+                    let skewed = (routing != Routing::Uniform).then(|| routing.word().to_string());
+                    let word = skewed.as_ref().map(|w| format!(" {w}")).unwrap_or_default();
+                    points.push(Point {
+                        op: op.into(),
+                        kind: Kind::Gather {
+                            mode: mode.clone(),
+                            proj: proj.into(),
+                            rows_per_expert: r,
+                            routing: skewed,
+                        },
+                        args: format!("{op} {mode} {proj} {r} {experts} {hidden} {width}{word}"),
+                        // Enough calls per graph that one timing spans milliseconds, not launch
+                        // latency.
+                        calls: (32 / r).max(1),
+                        flops: 2 * experts * r * hidden * width,
+                        bytes: None,
+                        shape: (shape != QWEN3_30B_A3B).then_some(shape),
+                    });
+                }
             }
         }
     }
@@ -227,10 +248,16 @@ pub fn points(o: &SweepOptions) -> Vec<Point> {
     let mut points = Vec::new();
     for sweep in &o.sweeps {
         match sweep {
-            Sweep::GatherQmm => {
-                points.extend(gather_points("gather_qmm", &o.modes, o.gather_shape, &o.rows))
+            Sweep::GatherQmm => points.extend(gather_points(
+                "gather_qmm",
+                &o.modes,
+                o.gather_shape,
+                &o.rows,
+                &o.routings,
+            )),
+            Sweep::Qmm => {
+                points.extend(gather_points("qmm", &o.modes, o.gather_shape, &o.rows, &o.routings))
             }
-            Sweep::Qmm => points.extend(gather_points("qmm", &o.modes, o.gather_shape, &o.rows)),
             Sweep::Sdpa => points.extend(sdpa_points()),
             Sweep::Softmax => points.extend(softmax_points(&o.softmax_shapes)),
             Sweep::Graph => points.extend(graph_points()),
@@ -276,6 +303,7 @@ mod tests {
             modes: MODES.iter().map(|m| m.to_string()).collect(),
             gather_shape: QWEN3_30B_A3B,
             rows: ROWS_PER_EXPERT.to_vec(),
+            routings: vec![Routing::Uniform],
             softmax_shapes: SOFTMAX_SHAPES.to_vec(),
             only: None,
         }
@@ -366,6 +394,33 @@ mod tests {
         assert_eq!(json["rows_per_expert"], 4);
         assert_eq!(json["shape"], serde_json::json!([32, 512, 512]));
         assert!(json.get("bytes").is_none() && json.get("dtype").is_none());
+    }
+
+    /// Skewed loads: one point per routing (routing-major within a projection), the word at the
+    /// end of gather_qmm's request and label, nothing for uniform (old reports' form); qmm has
+    /// no experts, so uniform only.
+    #[test]
+    fn routings_multiply_gather_points_only() {
+        let skewed = SweepOptions {
+            sweeps: vec![Sweep::GatherQmm, Sweep::Qmm],
+            modes: vec!["mxfp4".into()],
+            rows: vec![1, 16],
+            routings: vec![Routing::Uniform, Routing::Hot, Routing::Zipf],
+            ..defaults(Sweep::GatherQmm)
+        };
+        let all = points(&skewed);
+        let args: Vec<&str> = all.iter().map(|p| p.args.as_str()).collect();
+        assert_eq!(all.len(), 2 * 3 * 2 + 2 * 2, "{args:?}");
+        assert_eq!(args[0], "gather_qmm mxfp4 up 1 128 2048 768");
+        assert_eq!(args[2], "gather_qmm mxfp4 up 1 128 2048 768 hot");
+        assert_eq!(args[5], "gather_qmm mxfp4 up 16 128 2048 768 zipf");
+        assert_eq!(all[5].label(), "gather_qmm mxfp4 up r=16 zipf");
+        assert_eq!(all[5].flops, all[1].flops, "the same rows in all");
+        let json = serde_json::to_value(&all[5]).unwrap();
+        assert_eq!(json["routing"], "zipf");
+        assert!(serde_json::to_value(&all[0]).unwrap().get("routing").is_none());
+        assert!(all[12..].iter().all(|p| p.op == "qmm" && !p.args.contains("uniform")));
+        assert!(all[12..].iter().all(|p| p.args.split(' ').count() == 7));
     }
 
     /// The CPU-only sweeps: op-bench's `graph` and `sdpa_grad` requests, none in `all`.

@@ -42,6 +42,9 @@ struct Point {
     #[serde(default)]
     rows_per_expert: u64,
     shape: Option<[u64; 3]>,
+    /// Skewed loads (absent: uniform).
+    #[serde(default)]
+    routing: Option<String>,
     a_seconds: f64,
     b_seconds: f64,
     flops: f64,
@@ -139,7 +142,12 @@ pub fn main(
         }
         roofline.sources.push(relative.display().to_string());
         let report: Report = read_json(&root.join(relative))?;
-        for p in report.results.iter().filter(|p| p.op == "gather_qmm" || p.op == "qmm") {
+        // Uniform loads only: under skewed ones the experts left without rows move no weights,
+        // so every expert's bytes would overstate the rate.
+        let uniform = |p: &&Point| p.routing.is_none();
+        for p in
+            report.results.iter().filter(|p| p.op == "gather_qmm" || p.op == "qmm").filter(uniform)
+        {
             let shape = p.shape.unwrap_or(DEFAULT_SHAPE);
             let bytes = bytes_moved(&p.op, &p.mode, &p.proj, p.rows_per_expert, shape)
                 .ok_or_else(|| format!("{}: unknown mode {}", relative.display(), p.mode))?;
