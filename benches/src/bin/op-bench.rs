@@ -232,7 +232,8 @@ fn timing_reply(
     >,
 ) -> std::result::Result<String, String> {
     let t = timing.map_err(|e| e.to_string().replace('\n', " "))?;
-    Ok(format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, t.digest))
+    let output = Array::from_raw(t.output).map_err(err)?;
+    Ok(format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, digest(&output).map_err(err)?))
 }
 
 fn graph_case(args: &[&str]) -> std::result::Result<String, String> {

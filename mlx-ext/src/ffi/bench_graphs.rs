@@ -6,16 +6,19 @@
 #[cxx::bridge(namespace = "mlx_ext")]
 pub mod ffi {
     /// One timed case: median seconds (per node for a graph), peak bytes of one timing above
-    /// what was allocated before it, FNV-1a digest of the result's bytes.
-    #[derive(Debug, Clone, Copy)]
+    /// what was allocated before it, and the first timing's result, flattened into one array
+    /// (op-bench digests it as it digests its own ops' outputs).
     struct BenchTiming {
         seconds: f64,
         peak_bytes: u64,
-        digest: u64,
+        output: UniquePtr<array>,
     }
 
     unsafe extern "C++" {
         include!("bench_graphs.h");
+
+        #[namespace = "mlx::core"]
+        type array = mlx_sys::ffi::array::ffi::array;
 
         /// Seconds per node of building and evaluating a `shape` graph of `nodes` nodes on the
         /// CPU (`chain`, `fanin`, `multiout`, `streams`, `decode`; Err: an unknown shape or
