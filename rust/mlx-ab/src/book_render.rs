@@ -1,5 +1,5 @@
 //! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
-//! evidence and a verdict, then every raw file's figures grouped by the series they ran.
+//! and worst evidence and a verdict, then every raw file's figures grouped by the series they ran.
 
 use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
@@ -11,6 +11,8 @@ pub const VERDICT_RULE: &str = "Verdict: **outputs differ** when any of the patc
      (op points, or end-to-end runs of the patch alone) has outputs that are not bit-identical \
      between deterministic arms; else **faster** when at least one row's 95% interval lies above 1 \
      (named with its machines); else **no gain shown** when rows exist; else **not measured**. \
+     Rows whose interval lies below 1 add **slower at some rows** (with their machines): a gain \
+     somewhere does not hide a loss elsewhere. \
      A verdict resting only on older series says so: it describes that code, not the current \
      one. A series whose diffs are today's (only messages differ) built the current code: its \
      rows count as current and say \"its diff as now\".";
@@ -27,6 +29,10 @@ struct Evidence<'a> {
 impl Evidence<'_> {
     fn low(&self) -> f64 {
         self.ratio.ci95.map_or(f64::NEG_INFINITY, |c| c[0])
+    }
+
+    fn high(&self) -> f64 {
+        self.ratio.ci95.map_or(f64::INFINITY, |c| c[1])
     }
 }
 
@@ -150,25 +156,27 @@ fn op_evidence<'a>(run: &'a OpsRun, out: &mut Vec<Evidence<'a>>) {
     }
 }
 
+/// A machine's best row (the highest low end of the interval) and, when another row's interval
+/// ends lower, its worst (the lowest high end), so one good point does not stand for all.
 fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<&str>) -> String {
-    let best = evidence.iter().filter(|e| e.machine == machine).max_by(|a, b| {
-        a.low()
-            .total_cmp(&b.low())
-            .then(a.ratio.median.unwrap_or(0.0).total_cmp(&b.ratio.median.unwrap_or(0.0)))
-    });
-    match best {
-        None => "not run".into(),
-        Some(e) => {
-            let file =
-                id.map(|id| format!("; {}", same_file(e.series, current, id))).unwrap_or_default();
-            format!(
-                "{} {}; {}, {}{file}",
-                ratio(e.ratio),
-                e.what,
-                link(e.path),
-                series_cell(e.series)
-            )
+    let on: Vec<&Evidence> = evidence.iter().filter(|e| e.machine == machine).collect();
+    let median = |e: &Evidence| e.ratio.median.unwrap_or(0.0);
+    let best =
+        on.iter().max_by(|a, b| a.low().total_cmp(&b.low()).then(median(a).total_cmp(&median(b))));
+    let worst = on
+        .iter()
+        .min_by(|a, b| a.high().total_cmp(&b.high()).then(median(a).total_cmp(&median(b))));
+    let describe = |e: &Evidence| {
+        let file =
+            id.map(|id| format!("; {}", same_file(e.series, current, id))).unwrap_or_default();
+        format!("{} {}; {}, {}{file}", ratio(e.ratio), e.what, link(e.path), series_cell(e.series))
+    };
+    match (best, worst) {
+        (Some(best), Some(worst)) if !std::ptr::eq(*best, *worst) && on.len() > 1 => {
+            format!("best: {}<br>worst: {}", describe(best), describe(worst))
         }
+        (Some(best), _) => describe(best),
+        _ => "not run".into(),
     }
 }
 
@@ -186,6 +194,12 @@ fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
     } else {
         format!("faster ({})", faster.into_iter().collect::<Vec<_>>().join(", "))
     };
+    let slower: BTreeSet<&str> =
+        evidence.iter().filter(|e| e.high() < 1.0).map(|e| e.machine).collect();
+    if !slower.is_empty() {
+        let machines = slower.into_iter().collect::<Vec<_>>().join(", ");
+        let _ = write!(text, "; **slower at some rows** ({machines})");
+    }
     if !evidence.iter().any(|e| e.series.code_digest() == current.code_digest()) {
         text.push_str("; older series only");
     }
@@ -233,7 +247,8 @@ fn per_patch(md: &mut String, s: &Sources) {
     let _ = writeln!(md, "## Per patch\n");
     let _ = writeln!(
         md,
-        "Each patch's best figure per machine: the row whose 95% interval has the highest low end \
+        "Each patch's best figure per machine: the row whose 95% interval has the highest low end, \
+         and its worst when another row's interval ends lower: the row with the lowest high end \
          (stock/patched, or B/A tokens per second: above 1, the patch is faster). Op level: the \
          single-op points (`mlx-ab ops`, earlier `scripts/op_ab.py`) of the ops the patch changes on that machine (the manifests' \
          `measures`). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \

@@ -224,6 +224,34 @@ fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
     assert!(!whole.contains("anything on the current series"), "{whole}");
 }
 
+/// A loss at one point is shown beside the best gain, and named in the verdict.
+#[test]
+fn a_slower_row_shows_as_worst_and_in_the_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    edit_json(&dir.path().join("reports/cpu/ops/sweep.json"), |sweep| {
+        let mut slower = sweep["results"][0].clone();
+        slower["args"] = json!("softmax float32 8 2048 2048");
+        slower["ratio"] = json!(0.8);
+        slower["ci"] = json!([0.7, 0.9]);
+        sweep["results"].as_array_mut().unwrap().push(slower);
+    });
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    let first = &series_names()[0];
+    let row = section(&md, "## Per patch", "\n## ")
+        .lines()
+        .find(|l| l.starts_with(&format!("| `{first}`")))
+        .unwrap();
+    assert!(row.contains("best: **2.000 [1.800, 2.200]**"), "{row}");
+    assert!(
+        row.contains("<br>worst: 0.800 [0.700, 0.900] (6/0) `softmax float32 8 2048 2048`"),
+        "{row}"
+    );
+    assert!(row.ends_with("| faster (CPU VM, H200); **slower at some rows** (CPU VM) |"), "{row}");
+}
+
 #[test]
 fn outputs_that_differ_decide_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
