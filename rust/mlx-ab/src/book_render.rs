@@ -144,8 +144,9 @@ fn e2e_evidence<'a>(run: &'a E2eRun, phase: Option<&str>, out: &mut Vec<Evidence
     }
 }
 
+/// The run's points of ops the patch changes (controls left out).
 fn op_evidence<'a>(run: &'a OpsRun, out: &mut Vec<Evidence<'a>>) {
-    for p in &run.points {
+    for p in run.points.iter().filter(|p| !crate::ops_points::is_control(&p.args)) {
         out.push(Evidence {
             machine: &run.source.machine,
             ratio: &p.ratio,
@@ -251,7 +252,7 @@ fn per_patch(md: &mut String, s: &Sources) {
          and its worst when another row's interval ends lower: the row with the lowest high end \
          (stock/patched, or B/A tokens per second: above 1, the patch is faster). Op level: the \
          single-op points (`mlx-ab ops`, earlier `scripts/op_ab.py`) of the ops the patch changes on that machine (the manifests' \
-         `measures`). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \
+         `measures`; control points, which no patch changes, left out). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \
          (`reports/series.json`'s `end_to_end_phase`: decode for eval-walk, prefill for the \
          others; the other phase's figure is in the tables below). Each names its \
          raw file and series, and whether the patch's file there is its file now.\n"

@@ -275,6 +275,13 @@ pub fn points(o: &SweepOptions) -> Vec<Point> {
     points
 }
 
+/// Is a point's request (`args`) a control, an op no patch changes, measured beside the ops
+/// that a patch does: `qmm` (the dense product at a gather's flops) and `sdpa_grad array`
+/// (stock's chain in any build)? A patch's evidence leaves them out.
+pub fn is_control(args: &str) -> bool {
+    args.starts_with("qmm ") || args.starts_with("sdpa_grad array ")
+}
+
 /// `A:B:C`, each a positive integer (a gather shape or a softmax shape).
 pub fn parse_triple(text: &str) -> Result<[u64; 3], String> {
     let values: Vec<u64> = text
@@ -436,7 +443,10 @@ mod tests {
         let steps = points(&defaults(Sweep::SdpaGrad));
         assert_eq!(steps[0].args, "sdpa_grad causal 8 1024 64");
         assert_eq!(steps[0].label(), "sdpa_grad causal H=8 L=1024 D=64");
-        assert!(steps.iter().any(|p| p.args.starts_with("sdpa_grad array ")), "no control");
+        assert!(steps.iter().any(|p| is_control(&p.args)), "no control");
+        assert!(!is_control(&steps[0].args) && !is_control(&graphs[0].args));
+        let dense = gather_points("qmm", &["affine4".into()], QWEN3_30B_A3B, &[1], &[]);
+        assert!(is_control(&dense[0].args));
         let all = points(&defaults(Sweep::All));
         assert!(all.iter().all(|p| p.op != "graph" && p.op != "sdpa_grad"));
     }
