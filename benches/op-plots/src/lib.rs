@@ -88,11 +88,24 @@ struct RawReport {
 /// What a point's op-bench args say, for the plots.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
-    Gather { mode: String, proj: String, rows: u64, shape: [u64; 3] },
-    Attention { op: String, dtype: String, heads: u64, q: u64, kv: u64 },
+    /// `routing`: skewed expert loads (`hot`, `zipf`), a line of its own; none: uniform.
+    Gather {
+        mode: String,
+        proj: String,
+        rows: u64,
+        shape: [u64; 3],
+        routing: Option<String>,
+    },
+    Attention {
+        op: String,
+        dtype: String,
+        heads: u64,
+        q: u64,
+        kv: u64,
+    },
 }
 
-/// The point's kind and shape from its args (`gather_qmm affine4 up 8 [E H W]`,
+/// The point's kind and shape from its args (`gather_qmm affine4 up 8 [E H W [ROUTING]]`,
 /// `softmax float32 8 512 2048`), or why it cannot be drawn.
 pub fn parse(op: &str, args: &str) -> Result<(Kind, Shape), String> {
     let w: Vec<&str> = args.split_whitespace().collect();
@@ -103,13 +116,12 @@ pub fn parse(op: &str, args: &str) -> Result<(Kind, Shape), String> {
             .ok_or_else(|| format!("args `{args}`: word {} is not a positive number", i + 1))
     };
     match op {
-        "gather_qmm" if w.len() == 4 || w.len() == 7 => {
+        "gather_qmm" if matches!(w.len(), 4 | 7 | 8) => {
             let shape =
-                if w.len() == 7 { [num(4)?, num(5)?, num(6)?] } else { DEFAULT_GATHER_SHAPE };
-            Ok((
-                Kind::GatherQmm,
-                Shape::Gather { mode: w[1].into(), proj: w[2].into(), rows: num(3)?, shape },
-            ))
+                if w.len() >= 7 { [num(4)?, num(5)?, num(6)?] } else { DEFAULT_GATHER_SHAPE };
+            let (mode, proj, rows) = (w[1].into(), w[2].into(), num(3)?);
+            let routing = w.get(7).map(|r| r.to_string());
+            Ok((Kind::GatherQmm, Shape::Gather { mode, proj, rows, shape, routing }))
         }
         "softmax" | "sdpa" if w.len() == 5 => Ok((
             Kind::CausalAttention,
@@ -153,7 +165,10 @@ impl Shape {
     /// The line a point is on within its panel and series (its x left out).
     pub fn line(&self) -> String {
         match self {
-            Shape::Gather { mode, proj, .. } => format!("{mode} {proj}"),
+            Shape::Gather { mode, proj, routing, .. } => match routing {
+                Some(r) => format!("{mode} {proj} {r}"),
+                None => format!("{mode} {proj}"),
+            },
             Shape::Attention { op, dtype, heads, q, kv } => {
                 let op = if op == "softmax" { "softmax" } else { "SDPA" };
                 if q == kv {
@@ -432,6 +447,11 @@ mod tests {
         assert_eq!((s.line().as_str(), s.dashed(), s.x()), ("affine4 down", true, 8));
         let (_, s) = parse("gather_qmm", "gather_qmm mxfp4 up 4 32 512 512").unwrap();
         assert_eq!(s.panel(), "mxfp4, E=32 experts, H=512, W=512");
+        let (_, s) = parse("gather_qmm", "gather_qmm mxfp4 up 4 32 512 512 hot").unwrap();
+        assert_eq!(
+            (s.panel().as_str(), s.line().as_str()),
+            ("mxfp4, E=32 experts, H=512, W=512", "mxfp4 up hot")
+        );
         let (k, s) = parse("softmax", "softmax float32 8 512 2048").unwrap();
         assert_eq!(k, Kind::CausalAttention);
         assert_eq!(
