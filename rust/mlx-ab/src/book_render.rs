@@ -173,7 +173,7 @@ fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<
         format!("{} {}; {}, {}{file}", ratio(e.ratio), e.what, link(e.path), series_cell(e.series))
     };
     match (best, worst) {
-        (Some(best), Some(worst)) if !std::ptr::eq(*best, *worst) && on.len() > 1 => {
+        (Some(best), Some(worst)) if !std::ptr::eq(*best, *worst) => {
             format!("best: {}<br>worst: {}", describe(best), describe(worst))
         }
         (Some(best), _) => describe(best),
@@ -188,18 +188,17 @@ fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
     if evidence.is_empty() {
         return "not measured".into();
     }
-    let faster: BTreeSet<&str> =
-        evidence.iter().filter(|e| e.low() > 1.0).map(|e| e.machine).collect();
-    let mut text = if faster.is_empty() {
-        "no gain shown".to_string()
-    } else {
-        format!("faster ({})", faster.into_iter().collect::<Vec<_>>().join(", "))
+    // The machines with a row that passes `test`, comma separated ("" if none).
+    let machines = |test: fn(&Evidence) -> bool| {
+        let set: BTreeSet<&str> = evidence.iter().filter(|e| test(e)).map(|e| e.machine).collect();
+        set.into_iter().collect::<Vec<_>>().join(", ")
     };
-    let slower: BTreeSet<&str> =
-        evidence.iter().filter(|e| e.high() < 1.0).map(|e| e.machine).collect();
+    let faster = machines(|e| e.low() > 1.0);
+    let mut text =
+        if faster.is_empty() { "no gain shown".to_string() } else { format!("faster ({faster})") };
+    let slower = machines(|e| e.high() < 1.0);
     if !slower.is_empty() {
-        let machines = slower.into_iter().collect::<Vec<_>>().join(", ");
-        let _ = write!(text, "; **slower at some rows** ({machines})");
+        let _ = write!(text, "; **slower at some rows** ({slower})");
     }
     if !evidence.iter().any(|e| e.series.code_digest() == current.code_digest()) {
         text.push_str("; older series only");

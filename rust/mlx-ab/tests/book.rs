@@ -224,6 +224,16 @@ fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
     assert!(!whole.contains("anything on the current series"), "{whole}");
 }
 
+/// The book of `root`, written; its per-patch row of the series' first patch.
+fn first_patch_row(root: &Path) -> String {
+    let out = book(root, false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(root.join("BENCHMARKS.md")).unwrap();
+    let first = &series_names()[0];
+    let per_patch = section(&md, "## Per patch", "\n## ");
+    per_patch.lines().find(|l| l.starts_with(&format!("| `{first}`"))).unwrap().to_string()
+}
+
 /// A loss at one point is shown beside the best gain, and named in the verdict.
 #[test]
 fn a_slower_row_shows_as_worst_and_in_the_verdict() {
@@ -236,14 +246,7 @@ fn a_slower_row_shows_as_worst_and_in_the_verdict() {
         slower["ci"] = json!([0.7, 0.9]);
         sweep["results"].as_array_mut().unwrap().push(slower);
     });
-    let out = book(dir.path(), false);
-    assert!(out.status.success(), "{}", common::describe(&out));
-    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
-    let first = &series_names()[0];
-    let row = section(&md, "## Per patch", "\n## ")
-        .lines()
-        .find(|l| l.starts_with(&format!("| `{first}`")))
-        .unwrap();
+    let row = first_patch_row(dir.path());
     assert!(row.contains("best: **2.000 [1.800, 2.200]**"), "{row}");
     assert!(
         row.contains("<br>worst: 0.800 [0.700, 0.900] (6/0) `softmax float32 8 2048 2048`"),
@@ -259,14 +262,7 @@ fn outputs_that_differ_decide_the_verdict() {
     edit_json(&dir.path().join("reports/h200/e2e/new.json"), |run| {
         run["verdict"] = json!("different")
     });
-    let out = book(dir.path(), false);
-    assert!(out.status.success(), "{}", common::describe(&out));
-    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
-    let first = &series_names()[0];
-    let row = section(&md, "## Per patch", "\n## ")
-        .lines()
-        .find(|l| l.starts_with(&format!("| `{first}`")))
-        .unwrap();
+    let row = first_patch_row(dir.path());
     assert!(row.ends_with("| **outputs differ** |"), "{row}");
 }
 
