@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Sourced by scripts/gpu/run: what its stages share (the log line, the call's time left, the
+# synthetic models and prompts of the model stages).
+
+say() { printf '[%4ds] %s\n' $(($(date +%s) - START)) "$*"; }
+die() { say "ERROR: $*"; exit 1; }
+left() { echo $((START + BUDGET - $(date +%s))); }
+# True if the call has at least SECONDS [60] left; else says WHAT waits for the next call.
+time_for() { (($(left) > ${2:-60})) || { say "$1: too little time left in this call; call again"; return 1; }; }
+
+# The report name of arm B: "" for patched, "-ARM" for any other.
+suffix() { [[ $1 == patched ]] || echo "-$1"; }
+
+# The synthetic model of a preset, made once into $WORK/warm-models.
+make_model() {
+  [[ -d $WORK/warm-models/$1 ]] && return
+  mkdir -p "$WORK/warm-models"
+  "$WORK/arms/stock/bin/mlx-ab" make-model --prebuilt "$WORK/arms/stock" --preset "$1" \
+    --out "$WORK/warm-models/$1" > "$LOGS/warm-make-$1.log" 2>&1 || { tail "$LOGS/warm-make-$1.log"; return 1; }
+}
+
+# N prompt token ids (1, 2, ... modulo 256: inside every preset's vocabulary), comma-separated.
+prompt_tokens() { seq 1 "$1" | awk '{printf "%s%d", (NR > 1 ? "," : ""), $1 % 256}'; }
+
+# CMD: the command line of `mlx-ab VERB` (generate, determinism) for ARM on PRESET's model,
+# PROMPT tokens in chunks of CHUNK, then ARGS (an array, so that timeout or a tool can start it).
+model_cmd() {
+  local verb=$1 arm=$2 preset=$3 prompt=$4 chunk=$5
+  shift 5
+  CMD=("$WORK/arms/$arm/bin/mlx-ab" "$verb" --prebuilt "$WORK/arms/$arm" --model "$WORK/warm-models/$preset"
+       --tokens "$(prompt_tokens "$prompt")" --prefill-chunk "$chunk" --device "$RUN_DEVICE" "$@")
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Sourced by scripts/gpu/run: build-ARM, an arm's MLX by `mlx-build build` (the code of
+# mlx-sys's build script). BUILD_SUITE [1] (0: libmlx only, no MLX C++ suite), ARCH [90a],
+# EXTRA_PATCH=FILE (ARM is stock MLX with FILE: an experiment for the repro stage).
+
+# Pristine source and dependency sources, unpacked once.
+unpack() {
+  [[ -f $WORK/done/unpack ]] && return
+  rm -rf "$WORK/pristine" "$WORK/deps" && mkdir -p "$WORK/pristine" "$WORK/deps"
+  tar -xmJf "$PACK/mlx-src.tar.xz" -C "$WORK/pristine" || die "unpacking MLX"
+  for f in "$PACK"/deps/*.tar.xz; do tar -xmJf "$f" -C "$WORK/deps" || die "unpacking $f"; done
+  touch "$WORK/done/unpack"
+}
+
+# An arm's MLX, built by mlx-build (the code of mlx-sys's build script) in one tree shared by
+# the arms (each arm after the first rebuilds only what its patches change; a build stopped by
+# the budget continues there) and installed into $WORK/arms/ARM beside its Rust binaries.
+# With EXTRA_PATCH=FILE, ARM is stock MLX with that patch (an experiment): libmlx only, for
+# the repro stage, no Rust binaries.
+build_arm() {
+  local arm=$1 list extra=()
+  case $arm in stock) list=none ;; patched) list=all ;; *) list=$arm ;; esac
+  [[ -n ${EXTRA_PATCH:-} ]] && list=none extra=(--extra-patch "$REPO/$EXTRA_PATCH")
+  [[ -d $PACK/arms/$arm || -n ${extra[*]} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
+  unpack
+  local t=$(($(left) - 30)) args=(--patches "$list" "${extra[@]}" --source "$WORK/pristine" --tree "$WORK/tree" --prefix "$WORK/arms/$arm")
+  ((t > 30)) || { say "build $arm: no time left in this call; call again"; exit 3; }
+  [[ ${BUILD_SUITE:-1} == 1 ]] && args+=(--cpp-suite)
+  [[ $BACKEND == cuda ]] && args+=(--cuda --arch "${ARCH:-90a}") || args+=(--shared)
+  say "build $arm: mlx-build build ${args[*]}, at most ${t}s"
+  CUDNN_ROOT=$CUDNN_ROOT MLX_CUDA_DEPS_DIR=$WORK/deps CMAKE_GENERATOR=Ninja NUM_JOBS=$JOBS \
+    timeout "$t" "$PACK/tools/mlx-build" build "${args[@]}" > "$LOGS/build-$arm.log" 2>&1
+  local rc=$?
+  ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
+  ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
+  say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
+  [[ -n ${extra[*]} ]] || cp -a "$PACK/arms/$arm/bin/." "$WORK/arms/$arm/bin/"
+}

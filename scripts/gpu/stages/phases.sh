@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Sourced by scripts/gpu/run: phases, where decode time goes (mlx-ab generate --decode-phases).
+
+# Where decode time goes (issue 8, goal 3): each step split into building the graph, MLX's
+# submission (async_eval), the wait for the device and the read-back, for stock and $PHASES_B
+# [eval-walk], stock first in every round ($PHASES_RUNS [3] rounds), on each preset of
+# $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it: the preset where the walk pays);
+# PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps. Run after `warm`, whose
+# kernel cache it reuses.
+run_phases() {
+  local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-eval-walk} preset n arm rc=0
+  [[ -d $WORK/arms/$b ]] || { say "phases: arm $b not built"; return 2; }
+  rm -f "$LOGS"/phases-*
+  for preset in ${PHASES_PRESETS:-qwen3-30b-a3b}; do
+    make_model "$preset" || return 2
+    for n in $(seq "${PHASES_RUNS:-3}"); do
+      for arm in stock "$b"; do
+        time_for phases || return 3
+        model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --decode-phases \
+          --json "$LOGS/phases-$preset-$arm-$n.json"
+        timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/phases-$preset-$arm-$n.log" ||
+          { say "phases $preset $arm run $n: exit $?"; rc=2; }
+      done
+    done
+  done
+  compgen -G "$LOGS/phases-*.json" > /dev/null || return 2
+  python3 scripts/gpu/phases_summary.py "$LOGS"/phases-*.json | tee "$LOGS/phases.txt"  return $rc
+}

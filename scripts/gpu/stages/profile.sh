@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Sourced by scripts/gpu/run: profile, ncu and compute-sanitizer ($PROFILE_TOOLS).
+
+# The GPU's work per decode token (issue 8, goal 3: how much of qwen3-30b-a3b's token it takes;
+# Nsight Systems makes no report on this machine): ncu's duration of every kernel of stock's
+# generate on $GPUTIME_PRESET [qwen3-30b-a3b], a $GPUTIME_PROMPT [2048] token prompt in one
+# chunk, with 2 and with 6 new tokens. The difference over 4 is one decode step's kernel time,
+# each kernel run alone (no launch gaps, no overlap), caches left warm; then the kernels of
+# those 4 steps by name (scripts/gpu/gputime_summary.py).
+run_gputime() {
+  local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
+  make_model "$preset" || return 2
+  for n in 2 6; do
+    time_for "gputime $n" 120 || return 3
+    model_cmd generate stock "$preset" "$prompt" "$prompt" --max-tokens "$n"
+    timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
+      --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
+      > "$LOGS/gputime-$n.csv" 2> "$LOGS/gputime-$n.log" || { say "gputime $n: exit $?"; return 2; }
+  done
+  python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-2.csv" "$LOGS/gputime-6.csv" | tee "$LOGS/gputime.txt"
+  ((${PIPESTATUS[0]} == 0)) || return 2
+}
+
+# What bounds sorted gather_qmm (issue 8, goal 1): ncu's speed-of-light, memory, compute and
+# occupancy sections for each arm's kernels at Qwen3-30B-A3B's expert shapes, affine4 up
+# projection, r rows per expert ($PROFILE_ROWS [1 8 128]), clocks left alone (the device
+# notes: --clock-control none). Then stock's decode under compute-sanitizer: racecheck
+# (shared-memory hazards) and initcheck (reads of memory never written), looking for the cause
+# of its nondeterministic decode attention (reports/upstream/cuda-sdpa-decode-nondeterminism.md).
+# PROFILE_TOOLS picks which of the three run (a slow one can get a call of its own).
+run_profile() {
+  local ncu=${NCU:-$(command -v ncu || echo "$CUDA_HOME/bin/ncu")}
+  local cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")}
+  local arm r tool rc=0
+  wants() { [[ " ${PROFILE_TOOLS:-ncu gputime racecheck initcheck} " == *" $1 "* ]]; }
+  if wants ncu && [[ -x $ncu ]]; then
+    for arm in stock "${PROFILE_B:-patched}"; do
+      for r in ${PROFILE_ROWS:-1 8 128}; do
+        printf 'gather_qmm affine4 up %s 128 2048 768 1 1\nquit\n' "$r" |
+          MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
+          timeout $(($(left) - 10)) "$ncu" --clock-control none --kernel-name regex:qm --launch-count 4 \
+            --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
+            --section Occupancy --section LaunchStats --csv --page details \
+            "$WORK/arms/$arm/bin/op-bench" > "$LOGS/ncu-$arm-r$r.csv" 2> "$LOGS/ncu-$arm-r$r.log"
+        say "ncu $arm r=$r: exit $?; $(grep -c 'Duration' "$LOGS/ncu-$arm-r$r.csv") kernel(s) profiled"
+      done
+    done
+  elif wants ncu; then
+    say "profile: no ncu at $ncu (set NCU): gather_qmm not profiled"
+  fi
+  if wants gputime; then
+    [[ -x $ncu ]] || { say "profile: no ncu at $ncu (set NCU): no gputime"; return 2; }
+    run_gputime "$ncu" || rc=$?
+    ((rc == 3)) && return 3
+  fi
+  wants racecheck || wants initcheck || return $rc
+  [[ -x $cs ]] || { say "profile: no compute-sanitizer at $cs (set COMPUTE_SANITIZER)"; return 2; }
+  make_model qwen3-30b-a3b || return 2
+  # racecheck looks at one kernel's shared memory, so it can be limited to the attention
+  # kernels: names holding "sdpa", MLX's own (kernel_sdpav_*) and, as far as their names go,
+  # cuDNN's, which this decode takes (the rest run at full speed). initcheck cannot: it would
+  # count what unchecked kernels write as never written. So it runs everything, on a shorter
+  # prompt (1,040 tokens: a 1,280-position cache, still cuDNN's decode path), twice. Older
+  # sanitizers call the kernel filter --filter.
+  local only=--kernel-name args
+  [[ $("$cs" --help 2>&1) == *--kernel-name* ]] || only=--filter
+  for tool in racecheck initcheck; do
+    wants "$tool" || continue
+    if [[ $tool == racecheck ]]; then
+      model_cmd determinism stock qwen3-30b-a3b 2048 2048 --decode-steps 4 --repeats 2; args=("$only" kns=sdpa)
+    else
+      model_cmd determinism stock qwen3-30b-a3b 1040 1040 --decode-steps 2 --repeats 2; args=()
+    fi
+    time_for "compute-sanitizer $tool" || { rc=3; continue; }
+    # One log per process (the driver and the worker it starts): sanitizer-TOOL-PID.txt.
+    rm -f "$LOGS"/sanitizer-"$tool"-*.txt
+    timeout $(($(left) - 10)) "$cs" --tool "$tool" "${args[@]}" --target-processes all \
+      --log-file "$LOGS/sanitizer-$tool-%p.txt" "${CMD[@]}" > "$LOGS/sanitizer-$tool.out" 2>&1
+    local r=$?
+    say "compute-sanitizer $tool: exit $r; $(cat "$LOGS"/sanitizer-"$tool"-*.txt 2>/dev/null | grep -E 'ERROR SUMMARY' | paste -sd';')"
+    ((r == 0 || r == 1)) || rc=2
+  done
+  return $rc
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Sourced by scripts/gpu/run: rust, the packed Rust test binaries against each arm's CUDA
+# libmlx: rust-tests.txt.
+
+# Every test binary of both arms at once (each single-threaded), plus eval_walk with its graphs
+# on GPU streams (MLX_TESTS_GRAPH_DEVICE=gpu; its stock helper then runs them on the GPU too).
+run_rust() {
+  local arm t name jobs=() names=() i rc=0
+  for arm in $ARMS; do
+    [[ -d $WORK/arms/$arm/bin/tests ]] || die "arm $arm has no test binaries (pack packs them for stock and patched)"
+    for t in "$WORK/arms/$arm/bin/tests/"*; do
+      for name in "$(basename "$t")" $([[ $(basename "$t") == eval_walk ]] && echo eval_walk-gpu); do
+        (
+          [[ $name == *-gpu ]] && export MLX_TESTS_GRAPH_DEVICE=gpu
+          MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm \
+            timeout $(($(left) - 20)) "$t" --test-threads 1 > "$LOGS/rust-$arm-$name.log" 2>&1
+        ) &
+        jobs+=($!) names+=("$arm $name")
+      done
+    done
+  done
+  for i in "${!jobs[@]}"; do
+    wait "${jobs[$i]}"; local trc=$?
+    local log=$LOGS/rust-${names[$i]// /-}.log
+    say "rust ${names[$i]}: exit $trc; $(grep -E '^test result' "$log" | tail -n1)"
+    grep -E '^test .* FAILED$|panicked at' "$log" | head -n 6
+    echo "${names[$i]} exit $trc" >> "$LOGS/rust-tests.txt"
+    ((trc == 0)) || rc=1
+  done
+  return $rc
+}
