@@ -134,7 +134,7 @@ fn measure(
         identical: digests.len() == 1,
         a_tflops: point.flops as f64 / ta / 1e12,
         b_tflops: point.flops as f64 / tb / 1e12,
-        b_gbps: point.bytes.unwrap_or(0) as f64 / tb / 1e9,
+        b_gbps: point.bytes.map(|bytes| bytes as f64 / tb / 1e9),
         a_peak_bytes: peaks[0],
         b_peak_bytes: peaks[1],
         times: Times { a, b },

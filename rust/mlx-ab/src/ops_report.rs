@@ -32,7 +32,9 @@ pub struct PointResult {
     pub identical: bool,
     pub a_tflops: f64,
     pub b_tflops: f64,
-    pub b_gbps: f64,
+    /// B's rate over the fewest bytes a kernel must move; none for ops without that model
+    /// (softmax has one).
+    pub b_gbps: Option<f64>,
     pub a_peak_bytes: u64,
     pub b_peak_bytes: u64,
     /// Seconds per call of each pair, in pair order.
@@ -127,7 +129,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
     ];
     for r in results {
         lines.push(format!(
-            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | {}/{} (p = {}) | {:.2} | {:.1} | {} |",
+            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | {}/{} (p = {}) | {:.2} | {} | {} |",
             r.point.label(),
             r.a_seconds * 1e3,
             r.b_seconds * 1e3,
@@ -138,7 +140,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             r.a_faster,
             three_significant(r.p),
             r.a_tflops,
-            r.b_gbps,
+            r.b_gbps.map_or("-".into(), |g| format!("{g:.1}")),
             if r.identical { "yes" } else { "**NO**" }
         ));
     }
