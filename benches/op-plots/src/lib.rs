@@ -291,8 +291,9 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
             m
         };
         for machine in &machines {
-            // Line key (panel, commit + run day + tool, line) -> (dashed, points): one series'
-            // points measured one day by one tool form a line (its files may split the sweep).
+            // Line key (panel, commit + run day + tool + B, line) -> (dashed, points): one
+            // series' points measured one day by one tool against one B form a line (its files
+            // may split the sweep).
             let mut per_kind: BTreeMap<Kind, Figure> = BTreeMap::new();
             type Key = (String, String, String);
             let mut lines: BTreeMap<Kind, BTreeMap<Key, (bool, Vec<Point>)>> = BTreeMap::new();
@@ -337,7 +338,8 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
                     let b = entry.b.clone().unwrap_or_else(|| "all".into());
                     let tool =
                         report.meta.tool.clone().unwrap_or_else(|| "scripts/op_ab.py".into());
-                    let run = format!("{} {date} {tool}", entry.commit);
+                    // Arm B too: one commit's sweeps of two arms are two lines.
+                    let run = format!("{} {date} {tool} {b}", entry.commit);
                     let key = (shape.panel(), run, shape.line());
                     let label = (
                         shape.line(),

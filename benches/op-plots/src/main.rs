@@ -90,7 +90,7 @@ type Area<'a> = DrawingArea<BitMapBackend<'a>, Shift>;
 
 fn draw(path: &Path, fig: &Figure) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
-    let height = HEADER + PANEL_HEIGHT * fig.panels.len().max(1) as u32;
+    let height = HEADER + fig.panels.iter().map(panel_height).sum::<u32>().max(PANEL_HEIGHT);
     let root = BitMapBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let (header, body) = root.split_vertically(HEADER);
@@ -103,11 +103,19 @@ fn draw(path: &Path, fig: &Figure) -> Result<(), String> {
     header
         .draw_text(sub, &("sans-serif", 16).into_font().color(&BLACK), (20, 44))
         .map_err(|e| fail(&e))?;
-    let rows = body.split_evenly((fig.panels.len().max(1), 1));
-    for (panel, area) in fig.panels.iter().zip(&rows) {
-        draw_panel(&root, area, fig, panel).map_err(|e| fail(&e))?;
+    let mut rest = body;
+    for panel in &fig.panels {
+        let (area, below) = rest.split_vertically(panel_height(panel));
+        draw_panel(&root, &area, fig, panel).map_err(|e| fail(&e))?;
+        rest = below;
     }
     root.present().map_err(|e| fail(&e))
+}
+
+/// A panel's height: tall enough for its legend beside it (`legend`: 40 px, then 44 per line
+/// and one more for y = 1).
+fn panel_height(panel: &Panel) -> u32 {
+    PANEL_HEIGHT.max(40 + 44 * (panel.lines.len() as u32 + 1))
 }
 
 /// Powers of two as `256`, `1k`, `32k`.

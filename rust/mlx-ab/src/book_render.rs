@@ -1,7 +1,7 @@
 //! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
 //! and worst evidence and a verdict, then every raw file's figures grouped by the series they ran.
 
-use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
+use crate::book_sources::{E2eRun, OpPoint, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -145,8 +145,10 @@ fn e2e_evidence<'a>(run: &'a E2eRun, phase: Option<&str>, out: &mut Vec<Evidence
 }
 
 /// The run's points of ops the patch changes (controls left out).
-fn op_evidence<'a>(run: &'a OpsRun, out: &mut Vec<Evidence<'a>>) {
-    for p in run.points.iter().filter(|p| !crate::ops_points::is_control(&p.args)) {
+fn op_evidence<'a>(run: &'a OpsRun, id: &str, out: &mut Vec<Evidence<'a>>) {
+    let measured = |p: &&OpPoint| p.measures.as_deref() == Some(id);
+    for p in run.points.iter().filter(measured).filter(|p| !crate::ops_points::is_control(&p.args))
+    {
         out.push(Evidence {
             machine: &run.source.machine,
             ratio: &p.ratio,
@@ -268,15 +270,14 @@ fn per_patch(md: &mut String, s: &Sources) {
     let _ = writeln!(md, "{header} bit identity | not run | verdict |\n{rule}---|---|---|");
     for patch in &s.current.patches {
         let id = patch.id();
-        let ops: Vec<&OpsRun> =
-            s.ops.iter().filter(|r| r.measures.as_deref() == Some(id)).collect();
         let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_alone(r, id)).collect();
         let mut op_ev = Vec::new();
-        ops.iter().for_each(|r| op_evidence(r, &mut op_ev));
+        s.ops.iter().for_each(|r| op_evidence(r, id, &mut op_ev));
         let mut run_ev = Vec::new();
         let phase = s.phases.get(id).map(String::as_str);
         runs.iter().for_each(|r| e2e_evidence(r, phase, &mut run_ev));
-        let points = ops.iter().flat_map(|r| &r.points);
+        let points =
+            s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures.as_deref() == Some(id));
         let identical = points.clone().filter(|p| p.identical).count();
         let total = points.count();
         let differ = identical < total || runs.iter().any(|r| r.verdict == "different");
@@ -476,8 +477,8 @@ fn ops_section(md: &mut String, s: &Sources) {
         let _ = writeln!(md, "|---|---|---|---|---|---|---|---:|---:|---|---|");
         for r in &runs {
             let b = arm_b(&r.b_patches, &r.source.series);
-            let measures = r.measures.as_deref().unwrap_or("none: a control");
             for p in &r.points {
+                let measures = p.measures.as_deref().unwrap_or("none: a control");
                 let shape = if p.non_square() { " (non-square)" } else { "" };
                 let _ = writeln!(
                     md,

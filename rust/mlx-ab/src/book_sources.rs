@@ -164,8 +164,25 @@ pub struct RunEntry {
     /// The current patch whose change the file measures (op sweeps only; none: a control).
     #[serde(default)]
     pub measures: Option<String>,
+    /// Points whose op-bench arguments start with a key measure that patch instead (a sweep of
+    /// all patches whose modes reach different patches' code), or, for `null`, none: controls,
+    /// points where both arms run the same kernel.
+    #[serde(default)]
+    pub measures_by_prefix: BTreeMap<String, Option<String>>,
     #[serde(default)]
     pub note: Option<String>,
+}
+
+impl RunEntry {
+    /// The patch a point measures: that of its longest prefix key, else the file's.
+    pub fn measures_for(&self, args: &str) -> Option<&str> {
+        let by_prefix =
+            self.measures_by_prefix.iter().filter(|(key, _)| args.starts_with(key.as_str()));
+        match by_prefix.max_by_key(|(key, _)| key.len()) {
+            Some((_, id)) => id.as_deref(),
+            None => self.measures.as_deref(),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -282,7 +299,6 @@ pub struct OpsRun {
     pub tool: String,
     /// B's patch ids.
     pub b_patches: Vec<String>,
-    pub measures: Option<String>,
     pub points: Vec<OpPoint>,
 }
 
@@ -290,6 +306,8 @@ pub struct OpsRun {
 pub struct OpPoint {
     /// The point's op-bench arguments (`gather_qmm affine4 up 8`).
     pub args: String,
+    /// The current patch whose change it measures (`RunEntry::measures_for`; none: a control).
+    pub measures: Option<String>,
     pub op: String,
     pub a_seconds: f64,
     pub b_seconds: f64,
@@ -341,11 +359,12 @@ struct Times {
 }
 
 impl OpJson {
-    fn point(self) -> OpPoint {
+    fn point(self, measures: Option<String>) -> OpPoint {
         let pairs = self.times.a.len().min(self.times.b.len());
         let samples = self.times.a.iter().zip(&self.times.b).map(|(a, b)| a / b).collect();
         OpPoint {
             args: self.args,
+            measures,
             op: self.op,
             a_seconds: self.a_seconds,
             b_seconds: self.b_seconds,
@@ -489,7 +508,8 @@ pub fn read(root: &Path) -> Result<Sources, String> {
                 resolve_patches(&patches.join(","), &source.series, &source.path)
                     .map_err(|e| format!("{e} (arm {arm}); is its commit right?"))?;
             }
-            if entry.b.is_some() || entry.measures.is_some() {
+            if entry.b.is_some() || entry.measures.is_some() || !entry.measures_by_prefix.is_empty()
+            {
                 return Err(format!("{}: `b` and `measures` are for op sweeps", source.path));
             }
             e2e.push(E2eRun {
@@ -519,7 +539,7 @@ pub fn read(root: &Path) -> Result<Sources, String> {
                 .as_deref()
                 .ok_or_else(|| format!("{}: no `b` in its manifest", source.path))?;
             let b_patches = resolve_patches(b, &source.series, &source.path)?;
-            if let Some(id) = &entry.measures {
+            for id in entry.measures.iter().chain(entry.measures_by_prefix.values().flatten()) {
                 if current.patch(id).is_none() {
                     return Err(format!(
                         "{}: `measures` names `{id}`, not a current patch",
@@ -527,12 +547,15 @@ pub fn read(root: &Path) -> Result<Sources, String> {
                     ));
                 }
             }
+            let point = |p: OpJson| {
+                let measures = entry.measures_for(&p.args).map(String::from);
+                p.point(measures)
+            };
             ops.push(OpsRun {
                 source,
                 tool: json.meta.tool.unwrap_or_else(|| OP_AB_PY.into()),
                 b_patches,
-                measures: entry.measures.clone(),
-                points: json.results.into_iter().map(OpJson::point).collect(),
+                points: json.results.into_iter().map(point).collect(),
             });
         }
     }
@@ -573,9 +596,29 @@ mod tests {
     }
 
     #[test]
+    fn the_longest_matching_prefix_decides_what_a_point_measures() {
+        let entry: RunEntry = serde_json::from_value(serde_json::json!({
+            "commit": "c", "machine": "m", "b": "all", "measures": "affine-gather-rhs",
+            "measures_by_prefix": {"gather_qmm mxfp4": "gather-qmm-tiles-cuda",
+                                   "gather_qmm mxfp4 up 1 128": null}
+        }))
+        .unwrap();
+        assert_eq!(
+            entry.measures_for("gather_qmm affine4 up 4 128 2048 768"),
+            Some("affine-gather-rhs")
+        );
+        assert_eq!(
+            entry.measures_for("gather_qmm mxfp4 up 16 128 2048 768"),
+            Some("gather-qmm-tiles-cuda")
+        );
+        assert_eq!(entry.measures_for("gather_qmm mxfp4 up 1 128 2048 768 hot"), None);
+    }
+
+    #[test]
     fn non_square_attention_points() {
         let point = |op: &str, args: &str| OpPoint {
             args: args.into(),
+            measures: None,
             op: op.into(),
             a_seconds: 1.0,
             b_seconds: 1.0,

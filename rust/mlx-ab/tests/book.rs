@@ -255,6 +255,47 @@ fn a_slower_row_shows_as_worst_and_in_the_verdict() {
     assert!(row.ends_with("| faster (CPU VM, H200); **slower at some rows** (CPU VM) |"), "{row}");
 }
 
+/// A sweep whose points reach two patches' code: each point counts for its own patch only.
+#[test]
+fn points_measure_the_patch_their_prefix_names() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let names = series_names();
+    let second = id(&names[1]).to_string();
+    edit_json(&dir.path().join("reports/cpu/ops/sweep.json"), |sweep| {
+        let mut slower = sweep["results"][0].clone();
+        slower["args"] = json!("softmax float16 8 512 2048");
+        slower["ratio"] = json!(0.8);
+        slower["ci"] = json!([0.7, 0.9]);
+        sweep["results"].as_array_mut().unwrap().push(slower);
+    });
+    edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
+        runs["runs"]["sweep.json"]["b"] = json!("all");
+        runs["runs"]["sweep.json"]["measures_by_prefix"] = json!({"softmax float16": second});
+    });
+    let row = first_patch_row(dir.path());
+    assert!(row.contains("**2.000 [1.800, 2.200]**"), "{row}");
+    assert!(!row.contains("float16") && !row.contains("slower"), "another patch's point: {row}");
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    let per_patch = section(&md, "## Per patch", "\n## ");
+    let second_row =
+        per_patch.lines().find(|l| l.starts_with(&format!("| `{}`", names[1]))).unwrap();
+    assert!(
+        second_row.contains("0.800 [0.700, 0.900] (6/0) `softmax float16 8 512 2048`"),
+        "{second_row}"
+    );
+    assert!(second_row.contains("**slower at some rows** (CPU VM)"), "{second_row}");
+    assert!(md.contains(&format!("all 6 patches ({second}) | `softmax float16")), "{md}");
+    // A null prefix makes its points controls: no patch's evidence.
+    edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
+        runs["runs"]["sweep.json"]["measures_by_prefix"] = json!({"softmax float16": null});
+    });
+    let row = first_patch_row(dir.path());
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    assert!(!row.contains("float16"), "{row}");
+    assert!(md.contains("all 6 patches (none: a control) | `softmax float16"), "{md}");
+}
+
 #[test]
 fn outputs_that_differ_decide_the_verdict() {
     let dir = tempfile::tempdir().unwrap();
