@@ -4,6 +4,8 @@
 //! BENCHMARKS.md's Plots section; this crate's test checks the two agree and that the PNGs are
 //! committed.
 
+pub mod manifest;
+
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +15,6 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_FOLDERS: &[&str] = &["reports/h200/ops", "reports/cpu/ops"];
 /// Where the PNGs go, relative to the repository root.
 pub const PLOTS_DIR: &str = "reports/plots";
-pub const MANIFEST: &str = "RUNS.json";
 /// op-bench's gather_qmm shape when the point's args name none: experts, hidden size, width.
 pub const DEFAULT_GATHER_SHAPE: [u64; 3] = [128, 2048, 768];
 
@@ -45,22 +46,6 @@ impl Kind {
             Kind::CausalAttention => "key/value length L_kv (log2 scale)",
         }
     }
-}
-
-/// One raw file's entry in its folder's manifest (the fields used here).
-#[derive(Debug, Clone, Deserialize)]
-pub struct RunEntry {
-    pub commit: String,
-    pub machine: String,
-    #[serde(default)]
-    pub b: Option<String>,
-    #[serde(default)]
-    pub measures: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct Manifest {
-    runs: BTreeMap<String, RunEntry>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -283,9 +268,9 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
     let mut elsewhere = Vec::new();
     for folder in folders {
         let dir = root.join(folder);
-        let manifest: Manifest = read_json(&dir.join(MANIFEST))?;
+        let runs = manifest::read(&dir)?;
         let machines: Vec<&str> = {
-            let mut m: Vec<&str> = manifest.runs.values().map(|e| e.machine.as_str()).collect();
+            let mut m: Vec<&str> = runs.values().map(|e| e.machine.as_str()).collect();
             m.sort();
             m.dedup();
             m
@@ -300,7 +285,7 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
             // Per key: (line, B, measures, commit, run day, tool).
             type Label = (String, String, Option<String>, String, String, String);
             let mut entry_labels: BTreeMap<Key, Label> = BTreeMap::new();
-            for (name, entry) in manifest.runs.iter().filter(|(_, e)| e.machine == *machine) {
+            for (name, entry) in runs.iter().filter(|(_, e)| e.machine == *machine) {
                 let path = format!("{}/{name}", folder.trim_end_matches('/'));
                 let report: RawReport = read_json(&dir.join(name))?;
                 let date: String = report.meta.date.chars().take(10).collect();

@@ -5,6 +5,7 @@
 
 use crate::stats::{RatioSummary, SignTest};
 use mlx_build::digest;
+use op_plots::manifest::{self, RunEntry, MANIFEST};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -17,7 +18,6 @@ pub const OPS_FOLDERS: &[&str] = op_plots::DEFAULT_FOLDERS;
 /// The tool of the op reports that name none.
 pub const OP_AB_PY: &str = "scripts/op_ab.py";
 pub const SERIES_FILE: &str = "reports/series.json";
-pub const MANIFEST: &str = "RUNS.json";
 
 /// One patch file of a series.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -151,45 +151,6 @@ pub fn recorded_series(root: &Path) -> Result<Recorded, String> {
     Ok(Recorded { series, phases: file.end_to_end_phase })
 }
 
-/// One raw file's entry in its folder's `RUNS.json`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunEntry {
-    /// The commit whose `patches/` the arms were built from.
-    pub commit: String,
-    pub machine: String,
-    /// Arm B's patches (op sweeps only; `all`: every patch of the commit's series).
-    #[serde(default)]
-    pub b: Option<String>,
-    /// The current patch whose change the file measures (op sweeps only; none: a control).
-    #[serde(default)]
-    pub measures: Option<String>,
-    /// Points whose op-bench arguments start with a key measure that patch instead (a sweep of
-    /// all patches whose modes reach different patches' code), or, for `null`, none: controls,
-    /// points where both arms run the same kernel.
-    #[serde(default)]
-    pub measures_by_prefix: BTreeMap<String, Option<String>>,
-    #[serde(default)]
-    pub note: Option<String>,
-}
-
-impl RunEntry {
-    /// The patch a point measures: that of its longest prefix key, else the file's.
-    pub fn measures_for(&self, args: &str) -> Option<&str> {
-        let by_prefix =
-            self.measures_by_prefix.iter().filter(|(key, _)| args.starts_with(key.as_str()));
-        match by_prefix.max_by_key(|(key, _)| key.len()) {
-            Some((_, id)) => id.as_deref(),
-            None => self.measures.as_deref(),
-        }
-    }
-}
-
-#[derive(Deserialize)]
-struct Manifest {
-    runs: BTreeMap<String, RunEntry>,
-}
-
 /// The manifest entry of the raw file at `path` (under `root`, in a folder with a `RUNS.json`)
 /// and the series its commit ran.
 pub fn entry_of(root: &Path, path: &Path) -> Result<(RunEntry, Series), String> {
@@ -197,8 +158,7 @@ pub fn entry_of(root: &Path, path: &Path) -> Result<(RunEntry, Series), String> 
         (Some(dir), Some(name)) => (dir, name.to_string_lossy().to_string()),
         _ => return Err(format!("{}: not a file path", path.display())),
     };
-    let manifest: Manifest = read_json(&root.join(dir).join(MANIFEST))?;
-    let entry = manifest.runs.get(&name).cloned().ok_or_else(|| {
+    let entry = manifest::read(&root.join(dir))?.remove(&name).ok_or_else(|| {
         format!(
             "{name} is not in {}: add it with its commit and machine",
             dir.join(MANIFEST).display()
@@ -417,8 +377,7 @@ fn folder(
     series: &BTreeMap<String, Series>,
 ) -> Result<Vec<(PathBuf, RunEntry, Source)>, String> {
     let dir = root.join(folder);
-    let manifest_path = dir.join(MANIFEST);
-    let manifest: Manifest = read_json(&manifest_path)?;
+    let runs = manifest::read(&dir)?;
     let files = raw_files(&dir)?;
     let mut out = Vec::new();
     for file in &files {
@@ -429,7 +388,7 @@ fn folder(
         if name == "roofline.json" {
             continue; // `mlx-ab roofline`'s reading of op sweeps the book reads as they are
         }
-        let Some(entry) = manifest.runs.get(&name) else {
+        let Some(entry) = runs.get(&name) else {
             return Err(format!(
                 "{folder}/{name} is not in {folder}/{MANIFEST}: add it with the commit its arms \
                  were built from and the machine"
@@ -451,7 +410,7 @@ fn folder(
         };
         out.push((file.clone(), entry.clone(), source));
     }
-    for name in manifest.runs.keys() {
+    for name in runs.keys() {
         if !dir.join(name).is_file() {
             return Err(format!("{folder}/{MANIFEST} names {name}, which is not there"));
         }
@@ -593,25 +552,6 @@ mod tests {
         assert_eq!(other.code_digest(), s.code_digest());
         other.patches[0].diff = "d2".into();
         assert_ne!(other.code_digest(), s.code_digest());
-    }
-
-    #[test]
-    fn the_longest_matching_prefix_decides_what_a_point_measures() {
-        let entry: RunEntry = serde_json::from_value(serde_json::json!({
-            "commit": "c", "machine": "m", "b": "all", "measures": "affine-gather-rhs",
-            "measures_by_prefix": {"gather_qmm mxfp4": "gather-qmm-tiles-cuda",
-                                   "gather_qmm mxfp4 up 1 128": null}
-        }))
-        .unwrap();
-        assert_eq!(
-            entry.measures_for("gather_qmm affine4 up 4 128 2048 768"),
-            Some("affine-gather-rhs")
-        );
-        assert_eq!(
-            entry.measures_for("gather_qmm mxfp4 up 16 128 2048 768"),
-            Some("gather-qmm-tiles-cuda")
-        );
-        assert_eq!(entry.measures_for("gather_qmm mxfp4 up 1 128 2048 768 hot"), None);
     }
 
     #[test]
