@@ -48,10 +48,6 @@ pub fn definitions(options: &BuildOptions) -> Vec<(String, String)> {
     let mut defs: Vec<(&str, String)> = vec![
         ("CMAKE_BUILD_TYPE", "Release".into()),
         ("BUILD_SHARED_LIBS", on(options.shared_library())),
-        // Static libraries too: their objects are then the shared library's (ccache's
-        // preprocessor mode ignores the shared target's export define), so a cold
-        // `./quickstart test` compiles MLX once for both instead of twice.
-        ("CMAKE_POSITION_INDEPENDENT_CODE", on(true)),
         ("MLX_BUILD_EXAMPLES", on(false)),
         ("MLX_BUILD_BENCHMARKS", on(false)),
         ("MLX_BUILD_PYTHON_BINDINGS", on(false)),
