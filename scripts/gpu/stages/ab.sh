@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: the A/B stages, stock against another arm, by mlx-ab.
 #   ab    mlx-ab run (a model) against $AB_B [patched], $AB_ARGS added: ab-gpu[-ARM].{json,md}
-#   ops   mlx-ab ops (single ops) against $OPS_B [patched], $OPS_ARGS added (no --budget: the
-#         call's time left is passed): ops-gpu[-ARM].{json,md}
+#   ops   mlx-ab ops (single ops) against $OPS_B [patched], $OPS_ARGS added (without --budget:
+#         the stage passes the call's time left): ops-gpu[-ARM].{json,md}
 
 run_ops() {
   local b=${OPS_B:-patched}
