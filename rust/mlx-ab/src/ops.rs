@@ -121,6 +121,8 @@ fn measure(
     let median = |v: &[f64]| stats::median(v).unwrap_or(f64::NAN);
     let ci = stats::bootstrap_median_ci(&ratios, 0.95, BOOTSTRAP_ITERATIONS, seed)
         .map_or([f64::NAN; 2], |(l, h)| [l, h]);
+    let (exact_low, exact_high, coverage) =
+        stats::order_statistic_median_ci(&ratios, 0.95).unwrap_or((f64::NAN, f64::NAN, 0.0));
     let sign = stats::sign_test(&ratios);
     let (ta, tb) = (median(&a), median(&b));
     Ok(PointResult {
@@ -128,6 +130,8 @@ fn measure(
         b_seconds: tb,
         ratio: median(&ratios),
         ci,
+        ci_exact: [exact_low, exact_high],
+        ci_exact_coverage: coverage,
         b_faster: sign.greater,
         a_faster: sign.less,
         p: sign.p_value,

@@ -24,6 +24,10 @@ pub struct PointResult {
     pub ratio: f64,
     /// 95% bootstrap interval of that median.
     pub ci: [f64; 2],
+    /// The distribution-free interval of that median (`stats::order_statistic_median_ci`) and
+    /// its coverage: with 6 pairs, the smallest and largest ratio, 96.9%.
+    pub ci_exact: [f64; 2],
+    pub ci_exact_coverage: f64,
     /// Pairs with ratio above 1 / below 1, and the exact two-sided sign test's p.
     pub b_faster: usize,
     pub a_faster: usize,
@@ -109,7 +113,9 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
     let mut lines = vec![
         format!(
             "A: `{}`  B: `{}`  pairs: {}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
-             A time / B time (above 1: B faster), median of pairs [95% bootstrap]; identical: \
+             A time / B time (above 1: B faster), median of pairs [95% bootstrap] and its exact interval \
+             (order statistics, coverage in parentheses: distribution-free, where a bootstrap of \
+             few pairs is too narrow); identical: \
              output bits equal in every reply of both arms; graph points: ms per node. \
              Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).",
             meta.a,
@@ -124,18 +130,21 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             meta.order
         ),
         String::new(),
-        "| point | A ms/call | B ms/call | A/B | 95% CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |".into(),
-        "|---|---:|---:|---:|---|---|---:|---:|---|".into(),
+        "| point | A ms/call | B ms/call | A/B | 95% CI | exact CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |".into(),
+        "|---|---:|---:|---:|---|---|---|---:|---:|---|".into(),
     ];
     for r in results {
         lines.push(format!(
-            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | {}/{} (p = {}) | {:.2} | {} | {} |",
+            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | [{:.3}, {:.3}] ({:.1}%) | {}/{} (p = {}) | {:.2} | {} | {} |",
             r.point.label(),
             r.a_seconds * 1e3,
             r.b_seconds * 1e3,
             r.ratio,
             r.ci[0],
             r.ci[1],
+            r.ci_exact[0],
+            r.ci_exact[1],
+            100.0 * r.ci_exact_coverage,
             r.b_faster,
             r.a_faster,
             three_significant(r.p),

@@ -107,6 +107,9 @@ fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
     assert_eq!(r["args"], "sdpa float32 8 2048 2048");
     assert_eq!((r["ratio"].as_f64(), r["identical"].as_bool()), (Some(2.0), Some(true)));
     assert_eq!(r["ci"], serde_json::json!([2.0, 2.0]));
+    // 6 pairs: the exact interval is the smallest and largest ratio, covering 1 - 2/64.
+    assert_eq!(r["ci_exact"], serde_json::json!([2.0, 2.0]));
+    assert_eq!(r["ci_exact_coverage"].as_f64(), Some(1.0 - 2.0 / 64.0));
     // Every pair B faster: exact two-sided sign test, 2 / 2^6.
     assert_eq!((r["b_faster"].as_u64(), r["a_faster"].as_u64()), (Some(6), Some(0)));
     assert!((r["p"].as_f64().unwrap() - 2.0 / 64.0).abs() < 1e-12, "{}", r["p"]);
