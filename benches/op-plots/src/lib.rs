@@ -411,7 +411,8 @@ pub fn short(commit: &str) -> &str {
     &commit[..commit.len().min(7)]
 }
 
-fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+/// A JSON file read into `T`; errors name the file.
+pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text =
         std::fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))

@@ -48,11 +48,7 @@ pub fn read(dir: &Path) -> Result<BTreeMap<String, RunEntry>, String> {
     struct Manifest {
         runs: BTreeMap<String, RunEntry>,
     }
-    let path = dir.join(MANIFEST);
-    let text =
-        std::fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    let manifest: Manifest =
-        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let manifest: Manifest = crate::read_json(&dir.join(MANIFEST))?;
     Ok(manifest.runs)
 }
 

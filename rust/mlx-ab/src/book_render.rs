@@ -1,7 +1,7 @@
 //! BENCHMARKS.md from `book_sources::Sources`: the series, one row per patch with its best
 //! and worst evidence and a verdict, then every raw file's figures grouped by the series they ran.
 
-use crate::book_sources::{E2eRun, OpPoint, OpsRun, Series, Source, Sources};
+use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -146,8 +146,7 @@ fn e2e_evidence<'a>(run: &'a E2eRun, phase: Option<&str>, out: &mut Vec<Evidence
 
 /// The run's points of ops the patch changes (controls left out).
 fn op_evidence<'a>(run: &'a OpsRun, id: &str, out: &mut Vec<Evidence<'a>>) {
-    let measured = |p: &&OpPoint| p.measures.as_deref() == Some(id);
-    for p in run.points.iter().filter(measured).filter(|p| !crate::ops_points::is_control(&p.args))
+    for p in run.points.iter().filter(|p| p.measures(id) && !crate::ops_points::is_control(&p.args))
     {
         out.push(Evidence {
             machine: &run.source.machine,
@@ -276,8 +275,7 @@ fn per_patch(md: &mut String, s: &Sources) {
         let mut run_ev = Vec::new();
         let phase = s.phases.get(id).map(String::as_str);
         runs.iter().for_each(|r| e2e_evidence(r, phase, &mut run_ev));
-        let points =
-            s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures.as_deref() == Some(id));
+        let points = s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures(id));
         let identical = points.clone().filter(|p| p.identical).count();
         let total = points.count();
         let differ = identical < total || runs.iter().any(|r| r.verdict == "different");

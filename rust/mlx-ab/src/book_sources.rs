@@ -6,6 +6,7 @@
 use crate::stats::{RatioSummary, SignTest};
 use mlx_build::digest;
 use op_plots::manifest::{self, RunEntry, MANIFEST};
+pub use op_plots::read_json;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fs;
@@ -277,6 +278,11 @@ pub struct OpPoint {
 }
 
 impl OpPoint {
+    /// Whether this point is evidence for patch `id`.
+    pub fn measures(&self, id: &str) -> bool {
+        self.measures.as_deref() == Some(id)
+    }
+
     /// Attention points where queries and keys differ in number.
     pub fn non_square(&self) -> bool {
         let words: Vec<&str> = self.args.split_whitespace().collect();
@@ -354,11 +360,6 @@ pub struct Sources {
     pub phases: BTreeMap<String, String>,
     pub e2e: Vec<E2eRun>,
     pub ops: Vec<OpsRun>,
-}
-
-pub fn read_json<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
-    let text = fs::read_to_string(path).map_err(|e| format!("reading {}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// The `*.json` raw files of a folder (not its manifest), sorted.
