@@ -4,12 +4,15 @@
 
 # Every test binary of both arms at once (each single-threaded), plus eval_walk with its graphs
 # on GPU streams (MLX_TESTS_GRAPH_DEVICE=gpu; its stock helper then runs them on the GPU too).
+# RUST_TESTS: only these runs (e.g. "eval_walk-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode)
+# passes through.
 run_rust() {
   local arm t name jobs=() names=() i rc=0
   for arm in $ARMS; do
     [[ -d $WORK/arms/$arm/bin/tests ]] || die "arm $arm has no test binaries (pack packs them for stock and patched)"
     for t in "$WORK/arms/$arm/bin/tests/"*; do
       for name in "$(basename "$t")" $([[ $(basename "$t") == eval_walk ]] && echo eval_walk-gpu); do
+        [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" $name "* ]] || continue
         (
           [[ $name == *-gpu ]] && export MLX_TESTS_GRAPH_DEVICE=gpu
           MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm \
