@@ -13,17 +13,23 @@ pub const VERDICT_RULE: &str = "Verdict: **outputs differ** when any of the patc
      (named with its machines); else **no gain shown** when rows exist; else **not measured**. \
      Rows whose interval lies below 1 add **slower at some rows** (with their machines): a gain \
      somewhere does not hide a loss elsewhere. \
-     A verdict resting only on older series says so: it describes that code, not the current \
-     one. A series whose diffs are today's (only messages differ) built the current code: its \
-     rows count as current and say \"its diff as now\".";
+     Where a machine has rows that ran the patch's current code, only those count (for that \
+     machine and level): a row ran it when its series' diffs are today's, or when its arm B is \
+     the patch alone and that patch's diff is today's (\"patch file as now\", \"its diff as now\"). \
+     Otherwise its older rows stand, marked **older code**, and a verdict resting only on them \
+     says so: it describes that code, not the current one.";
 
 /// One figure a patch can be judged by.
 struct Evidence<'a> {
     machine: &'a str,
+    /// "op level" or "end to end".
+    level: &'static str,
     ratio: &'a RatioSummary,
     what: String,
     path: &'a str,
     series: &'a Series,
+    /// The row ran the patch's current code (see `VERDICT_RULE`).
+    current: bool,
 }
 
 impl Evidence<'_> {
@@ -67,6 +73,15 @@ fn series_cell(s: &Series) -> String {
 fn link(path: &str) -> String {
     let name = path.rsplit('/').next().unwrap_or(path);
     format!("[`{name}`]({path})")
+}
+
+/// Did a row whose arm B held `b_patches` of series `row` run patch `id`'s current code? Yes
+/// when its series' code is today's, or when B is the patch alone and its diff is today's.
+fn runs_current_code(row: &Series, b_patches: &[String], current: &Series, id: &str) -> bool {
+    let alone = b_patches.len() == 1 && b_patches[0] == id;
+    row.code_digest() == current.code_digest()
+        || alone
+            && matches!((row.patch(id), current.patch(id)), (Some(a), Some(b)) if a.diff == b.diff)
 }
 
 /// Is this patch's file at the row's commit the file now, or at least its diff (the code)?
@@ -128,40 +143,61 @@ fn outputs(run: &E2eRun) -> String {
     }
 }
 
-/// A run's prefill and decode figures, or only `phase`'s.
-fn e2e_evidence<'a>(run: &'a E2eRun, phase: Option<&str>, out: &mut Vec<Evidence<'a>>) {
+/// A run's prefill and decode figures, or only `phase`'s; `current`: it ran today's code.
+fn e2e_evidence<'a>(
+    run: &'a E2eRun,
+    phase: Option<&str>,
+    current: bool,
+    out: &mut Vec<Evidence<'a>>,
+) {
     for (metric, r) in [("prefill", &run.prefill), ("decode", &run.decode)] {
         if phase.is_some_and(|p| p != metric) {
             continue;
         }
         out.push(Evidence {
             machine: &run.source.machine,
+            level: "end to end",
             ratio: r,
             what: format!("{metric}, `{}` {} tokens", run.preset, run.prompt_len),
             path: &run.source.path,
             series: &run.source.series,
+            current,
         });
     }
 }
 
 /// The run's points of ops the patch changes (controls left out).
-fn op_evidence<'a>(run: &'a OpsRun, id: &str, out: &mut Vec<Evidence<'a>>) {
+fn op_evidence<'a>(run: &'a OpsRun, id: &str, current: &Series, out: &mut Vec<Evidence<'a>>) {
+    let now = runs_current_code(&run.source.series, &run.b_patches, current, id);
     for p in run.points.iter().filter(|p| p.measures(id) && !crate::ops_points::is_control(&p.args))
     {
         out.push(Evidence {
             machine: &run.source.machine,
+            level: "op level",
             ratio: &p.ratio,
             what: format!("`{}`", p.args),
             path: &run.source.path,
             series: &run.source.series,
+            current: now,
         });
     }
 }
 
-/// A machine's best row (the highest low end of the interval) and, when another row's interval
-/// ends lower, its worst (the lowest high end), so one good point does not stand for all.
+/// The rows that stand for a machine: those that ran the current code, else all its rows.
+fn standing<'e, 'a>(evidence: &'e [Evidence<'a>], machine: &str) -> Vec<&'e Evidence<'a>> {
+    let on = evidence.iter().filter(|e| e.machine == machine);
+    let now: Vec<&Evidence> = on.clone().filter(|e| e.current).collect();
+    if now.is_empty() {
+        on.collect()
+    } else {
+        now
+    }
+}
+
+/// A machine's best standing row (the highest low end of the interval) and, when another row's
+/// interval ends lower, its worst (the lowest high end), so one good point does not stand for all.
 fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<&str>) -> String {
-    let on: Vec<&Evidence> = evidence.iter().filter(|e| e.machine == machine).collect();
+    let on = standing(evidence, machine);
     let median = |e: &Evidence| e.ratio.median.unwrap_or(0.0);
     let best =
         on.iter().max_by(|a, b| a.low().total_cmp(&b.low()).then(median(a).total_cmp(&median(b))));
@@ -171,7 +207,14 @@ fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<
     let describe = |e: &Evidence| {
         let file =
             id.map(|id| format!("; {}", same_file(e.series, current, id))).unwrap_or_default();
-        format!("{} {}; {}, {}{file}", ratio(e.ratio), e.what, link(e.path), series_cell(e.series))
+        let older = if e.current { "" } else { "**older code**: " };
+        format!(
+            "{older}{} {}; {}, {}{file}",
+            ratio(e.ratio),
+            e.what,
+            link(e.path),
+            series_cell(e.series)
+        )
     };
     match (best, worst) {
         (Some(best), Some(worst)) if !std::ptr::eq(*best, *worst) => {
@@ -182,16 +225,25 @@ fn best_cell(evidence: &[Evidence], machine: &str, current: &Series, id: Option<
     }
 }
 
-fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
+/// The verdict on the standing rows (`standing`, per machine and level).
+fn verdict(evidence: &[&Evidence], differ: bool) -> String {
     if differ {
         return "**outputs differ**".into();
     }
     if evidence.is_empty() {
         return "not measured".into();
     }
-    // The machines with a row that passes `test`, comma separated ("" if none).
+    // The machines with a row that passes `test`, comma separated ("" if none); a machine
+    // whose rows ran older code says so.
     let machines = |test: fn(&Evidence) -> bool| {
-        let set: BTreeSet<&str> = evidence.iter().filter(|e| test(e)).map(|e| e.machine).collect();
+        let name = |e: &&Evidence| {
+            if e.current {
+                e.machine.to_string()
+            } else {
+                format!("{} {}: older code", e.machine, e.level)
+            }
+        };
+        let set: BTreeSet<String> = evidence.iter().filter(|e| test(e)).map(name).collect();
         set.into_iter().collect::<Vec<_>>().join(", ")
     };
     let faster = machines(|e| e.low() > 1.0);
@@ -201,8 +253,8 @@ fn verdict(evidence: &[Evidence], differ: bool, current: &Series) -> String {
     if !slower.is_empty() {
         let _ = write!(text, "; **slower at some rows** ({slower})");
     }
-    if !evidence.iter().any(|e| e.series.code_digest() == current.code_digest()) {
-        text.push_str("; older series only");
+    if !evidence.iter().any(|e| e.current) {
+        text.push_str("; older code only");
     }
     text
 }
@@ -271,16 +323,20 @@ fn per_patch(md: &mut String, s: &Sources) {
         let id = patch.id();
         let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_alone(r, id)).collect();
         let mut op_ev = Vec::new();
-        s.ops.iter().for_each(|r| op_evidence(r, id, &mut op_ev));
+        s.ops.iter().for_each(|r| op_evidence(r, id, &s.current, &mut op_ev));
         let mut run_ev = Vec::new();
         let phase = s.phases.get(id).map(String::as_str);
-        runs.iter().for_each(|r| e2e_evidence(r, phase, &mut run_ev));
+        for r in &runs {
+            let now = runs_current_code(&r.source.series, &r.b_patches, &s.current, id);
+            e2e_evidence(r, phase, now, &mut run_ev);
+        }
         let points = s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures(id));
         let identical = points.clone().filter(|p| p.identical).count();
         let total = points.count();
         let differ = identical < total || runs.iter().any(|r| r.verdict == "different");
         let mut row = format!("| `{}` | {} |", patch.name, s.subjects[id]);
         let mut not_run = vec!["Metal (no Apple hardware)".to_string()];
+        let mut stand = Vec::new();
         for (level, ev) in [("op level", &op_ev), ("end to end", &run_ev)] {
             for m in &machines {
                 let cell = best_cell(ev, m, &s.current, Some(id));
@@ -288,37 +344,42 @@ fn per_patch(md: &mut String, s: &Sources) {
                     not_run.push(format!("{level} on {m}"));
                 }
                 let _ = write!(row, " {cell} |");
+                stand.extend(standing(ev, m));
             }
         }
-        let all: Vec<Evidence> = op_ev.into_iter().chain(run_ev).collect();
-        if !all.iter().any(|e| e.series.code_digest() == s.current.code_digest()) {
-            not_run.push("anything on the current series".into());
+        if !stand.iter().any(|e| e.current) {
+            not_run.push("anything on its current code".into());
         }
         let _ = writeln!(
             md,
             "{row} {} | {} | {} |",
             identity((identical, total), &runs),
             not_run.join("; "),
-            verdict(&all, differ, &s.current)
+            verdict(&stand, differ)
         );
     }
     // The series as a whole: its end-to-end runs with every patch of their series.
     let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_whole(r)).collect();
     let mut ev = Vec::new();
-    runs.iter().for_each(|r| e2e_evidence(r, None, &mut ev));
+    for r in &runs {
+        let now = r.source.series.code_digest() == s.current.code_digest();
+        e2e_evidence(r, None, now, &mut ev);
+    }
     let mut row = String::from("| all patches of a series | the whole series together |");
     let mut not_run = vec!["Metal (no Apple hardware)".to_string()];
     for _ in &machines {
         row.push_str(" (per patch) |");
     }
+    let mut stand = Vec::new();
     for m in &machines {
         let cell = best_cell(&ev, m, &s.current, None);
         if cell == "not run" {
             not_run.push(format!("end to end on {m}"));
         }
         let _ = write!(row, " {cell} |");
+        stand.extend(standing(&ev, m));
     }
-    if !ev.iter().any(|e| e.series.code_digest() == s.current.code_digest()) {
+    if !stand.iter().any(|e| e.current) {
         not_run.push("anything on the current series".into());
     }
     let differ = runs.iter().any(|r| r.verdict == "different");
@@ -327,7 +388,7 @@ fn per_patch(md: &mut String, s: &Sources) {
         "{row} {} | {} | {} |\n",
         identity((0, 0), &runs),
         not_run.join("; "),
-        verdict(&ev, differ, &s.current)
+        verdict(&stand, differ)
     );
 }
 

@@ -176,7 +176,9 @@ fn rows_are_grouped_by_the_series_they_ran_and_patches_get_verdicts() {
         first_row.contains("patch file changed since"),
         "the op sweep ran old bytes: {first_row}"
     );
-    assert!(first_row.ends_with("| faster (CPU VM, H200) |"), "{first_row}");
+    // The op sweep ran the patch's older code, and no newer row stands beside it.
+    assert!(first_row.contains("**older code**: **2.000"), "{first_row}");
+    assert!(first_row.ends_with("| faster (CPU VM op level: older code, H200) |"), "{first_row}");
     let second_row =
         per_patch.lines().find(|l| l.starts_with(&format!("| `{}`", names[1]))).unwrap();
     assert!(second_row.ends_with("| not measured |"), "{second_row}");
@@ -224,6 +226,33 @@ fn a_series_with_todays_diffs_and_older_messages_counts_as_current_code() {
     assert!(!whole.contains("anything on the current series"), "{whole}");
 }
 
+/// Where a machine has a row of the patch's current code, its older rows no longer stand for
+/// the patch there (they stay in the tables below); a machine with older rows only says so.
+#[test]
+fn current_code_rows_replace_older_ones_per_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let first = id(&series_names()[0]).to_string();
+    let mut sweep: Value = serde_json::from_str(
+        &fs::read_to_string(dir.path().join("reports/cpu/ops/sweep.json")).unwrap(),
+    )
+    .unwrap();
+    sweep["meta"]["date"] = json!("2026-12-06 10:00:00 UTC");
+    sweep["results"][0]["ratio"] = json!(1.3);
+    sweep["results"][0]["ci"] = json!([1.1, 1.5]);
+    write_json(&dir.path().join("reports/cpu/ops/sweep-now.json"), &sweep);
+    edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
+        runs["runs"]["sweep-now.json"] =
+            json!({"commit": COMMIT_NOW, "machine": "CPU VM", "b": first, "measures": first});
+    });
+    let row = first_patch_row(dir.path());
+    assert!(row.contains("**1.300 [1.100, 1.500]**"), "{row}");
+    assert!(!row.contains("2.000") && !row.contains("older code"), "an older row stands: {row}");
+    assert!(row.ends_with("| faster (CPU VM, H200) |"), "{row}");
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    assert!(md.contains("2.000 [1.800, 2.200]"), "the older row left the tables: {md}");
+}
+
 /// The book of `root`, written; its per-patch row of the series' first patch.
 fn first_patch_row(root: &Path) -> String {
     let out = book(root, false);
@@ -247,12 +276,20 @@ fn a_slower_row_shows_as_worst_and_in_the_verdict() {
         sweep["results"].as_array_mut().unwrap().push(slower);
     });
     let row = first_patch_row(dir.path());
-    assert!(row.contains("best: **2.000 [1.800, 2.200]**"), "{row}");
+    assert!(row.contains("best: **older code**: **2.000 [1.800, 2.200]**"), "{row}");
     assert!(
-        row.contains("<br>worst: 0.800 [0.700, 0.900] (6/0) `softmax float32 8 2048 2048`"),
+        row.contains(
+            "<br>worst: **older code**: 0.800 [0.700, 0.900] (6/0) `softmax float32 8 2048 2048`"
+        ),
         "{row}"
     );
-    assert!(row.ends_with("| faster (CPU VM, H200); **slower at some rows** (CPU VM) |"), "{row}");
+    assert!(
+        row.ends_with(
+            "| faster (CPU VM op level: older code, H200); **slower at some rows** (CPU VM op \
+             level: older code) |"
+        ),
+        "{row}"
+    );
 }
 
 /// A sweep whose points reach two patches' code: each point counts for its own patch only.
@@ -284,7 +321,10 @@ fn points_measure_the_patch_their_prefix_names() {
         second_row.contains("0.800 [0.700, 0.900] (6/0) `softmax float16 8 512 2048`"),
         "{second_row}"
     );
-    assert!(second_row.contains("**slower at some rows** (CPU VM)"), "{second_row}");
+    assert!(
+        second_row.contains("**slower at some rows** (CPU VM op level: older code)"),
+        "{second_row}"
+    );
     assert!(md.contains(&format!("all 6 patches ({second}) | `softmax float16")), "{md}");
     // A null prefix makes its points controls: no patch's evidence.
     edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
