@@ -68,10 +68,25 @@ pub fn definitions(options: &BuildOptions) -> Vec<(String, String)> {
         // The installed libmlx.so keeps the paths of the CUDA / BLAS libraries it linked.
         defs.push(("CMAKE_INSTALL_RPATH_USE_LINK_PATH", on(true)));
     }
+    let mut compile: Vec<String> = Vec::new();
+    if !options.shared_library() {
+        // A static libmlx compiles to the shared one's objects, so ccache serves the second of
+        // the two from the first: position-independent, and without MLX_STATIC, whose only
+        // effect on ELF is to drop MLX_API's visibility("default") (the shared build exports
+        // through it; inside an executable linked statically the attribute changes nothing).
+        // ccache's preprocessor mode ignores -D/-U: the preprocessed sources then match.
+        defs.push(("CMAKE_POSITION_INDEPENDENT_CODE", on(true)));
+        compile.push("-UMLX_STATIC".into());
+    }
     if let Some(sanitize) = &options.sanitize {
-        let (compile, link) = (sanitize.compile_flags().join(" "), sanitize.link_flags().join(" "));
-        defs.push(("CMAKE_C_FLAGS", compile.clone()));
-        defs.push(("CMAKE_CXX_FLAGS", compile));
+        compile.extend(sanitize.compile_flags());
+    }
+    if !compile.is_empty() {
+        defs.push(("CMAKE_C_FLAGS", compile.join(" ")));
+        defs.push(("CMAKE_CXX_FLAGS", compile.join(" ")));
+    }
+    if let Some(sanitize) = &options.sanitize {
+        let link = sanitize.link_flags().join(" ");
         // MLX's C++ suite is an executable; a shared libmlx links the runtime too.
         defs.push(("CMAKE_EXE_LINKER_FLAGS", link.clone()));
         defs.push(("CMAKE_SHARED_LINKER_FLAGS", link));
@@ -139,8 +154,13 @@ mod tests {
             sanitize: crate::sanitize::Sanitize::parse(list).unwrap(),
             ..plain.clone()
         };
-        // A normal build's definitions (and so every existing cache key) name no flags.
-        assert_eq!(value(&definitions(&plain), "CMAKE_CXX_FLAGS"), None);
+        // A normal build names no sanitizer flags: a static one only what makes its objects
+        // the shared build's, a shared one none.
+        assert_eq!(value(&definitions(&plain), "CMAKE_CXX_FLAGS").unwrap(), "-UMLX_STATIC");
+        assert_eq!(value(&definitions(&plain), "CMAKE_POSITION_INDEPENDENT_CODE").unwrap(), "ON");
+        let shared = BuildOptions { shared: true, ..plain.clone() };
+        assert_eq!(value(&definitions(&shared), "CMAKE_CXX_FLAGS"), None);
+        assert_eq!(value(&definitions(&shared), "CMAKE_POSITION_INDEPENDENT_CODE"), None);
         let asan = definitions(&sanitized("address,undefined"));
         assert!(value(&asan, "CMAKE_CXX_FLAGS").unwrap().contains("-fsanitize=address,undefined"));
         assert!(value(&asan, "CMAKE_EXE_LINKER_FLAGS").unwrap().contains("-fsanitize="));
