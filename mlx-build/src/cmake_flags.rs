@@ -90,11 +90,12 @@ pub fn definitions(options: &BuildOptions) -> Vec<(String, String)> {
         // MLX's C++ suite is an executable; a shared libmlx links the runtime too.
         defs.push(("CMAKE_EXE_LINKER_FLAGS", link.clone()));
         defs.push(("CMAKE_SHARED_LINKER_FLAGS", link));
-        // -O1, as the sanitizers' documentation advises, instead of Release's -O3: UBSan's
-        // checks make -O3 compilation of MLX's templated kernels the slowest step of a cold
-        // `./quickstart test`, and -O1 keeps the code the reports point into close to the source.
+        // -O0 instead of Release's -O3: with UBSan's checks, optimizing MLX's templated kernels
+        // is the slowest step of a cold `./quickstart test` (backend/cpu/indexing.cpp, 2-core
+        // VM, 2026-12-02: 208 s at -O1, 78 s at -Og, 26 s at -O0). The sanitizers' advice of
+        // -O1 is for the speed of the program; unoptimized code keeps every access they check.
         for (name, value) in
-            [("CMAKE_C_FLAGS_RELEASE", "-O1 -DNDEBUG"), ("CMAKE_CXX_FLAGS_RELEASE", "-O1 -DNDEBUG")]
+            [("CMAKE_C_FLAGS_RELEASE", "-O0 -DNDEBUG"), ("CMAKE_CXX_FLAGS_RELEASE", "-O0 -DNDEBUG")]
         {
             defs.push((name, value.into()));
         }
@@ -164,7 +165,7 @@ mod tests {
         let asan = definitions(&sanitized("address,undefined"));
         assert!(value(&asan, "CMAKE_CXX_FLAGS").unwrap().contains("-fsanitize=address,undefined"));
         assert!(value(&asan, "CMAKE_EXE_LINKER_FLAGS").unwrap().contains("-fsanitize="));
-        assert_eq!(value(&asan, "CMAKE_CXX_FLAGS_RELEASE").unwrap(), "-O1 -DNDEBUG");
+        assert_eq!(value(&asan, "CMAKE_CXX_FLAGS_RELEASE").unwrap(), "-O0 -DNDEBUG");
         assert_eq!(value(&definitions(&plain), "CMAKE_CXX_FLAGS_RELEASE"), None);
         // The key as mlx-sys's build script makes it, from the definitions.
         let key = |options: &BuildOptions| {

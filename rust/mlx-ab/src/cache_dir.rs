@@ -1,5 +1,6 @@
 //! The cache root of `mlx_build::cache` (MLX builds live in `<root>/builds`); the harness adds
-//! `<root>/arms` (one cargo target dir per arm) and `<root>/models` (synthetic checkpoints).
+//! `<root>/arms` (workers: one folder per arm, cargo target dirs) and `<root>/models` (synthetic
+//! checkpoints).
 
 use std::path::{Path, PathBuf};
 
