@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: repro, scripts/repro/*.cpp (C++ reproductions of stock MLX bugs)
-# against each arm of $ARMS: repro.txt.
+# against each arm of $ARMS: repro.txt. REPROS: only these (names without .cpp; default all).
 
 # Each reproduction, built against each arm's install and run on its GPU; a crashing case is
 # run again under cuda-gdb for a backtrace.
@@ -8,6 +8,7 @@ run_repro() {
   local arm src exe out
   for arm in $ARMS; do
     for src in scripts/repro/*.cpp; do
+      [[ -z ${REPROS:-} || " $REPROS " == *" $(basename "$src" .cpp) "* ]] || continue
       exe=$WORK/repro/$arm/$(basename "$src" .cpp)
       mkdir -p "$(dirname "$exe")"
       g++ -std=c++20 -g -O1 -I"$WORK/arms/$arm/include" "$src" -o "$exe" -L"$WORK/arms/$arm/lib" \
