@@ -1,12 +1,17 @@
-//! Builds an arm: its worker (`mlx-ab-worker`) with the arm's cargo features and MLX environment, in the
-//! arm's own target directory under the cache. A spinner counts what cargo reports compiled
+//! Builds an arm: its worker (`mlx-ab-worker`) with the arm's cargo features and MLX environment.
+//! Arms that differ in cargo features only (patch ids, `fault-injection`) build in one target
+//! directory per workspace, so what they share compiles once, and each worker is copied into its
+//! arm's folder under the cache before the next build replaces it; an arm with its own MLX source
+//! or extra patches (environment, which cargo does not key its artifacts by) keeps a target
+//! directory of its own. A spinner counts what cargo reports compiled
 //! (its JSON messages; off a terminal, a line every 30 s). Cargo runs with `-vv`, so mlx-sys's build-script lines reach us: while
 //! mlx-sys builds MLX itself (minutes when cold) it draws its own object counter on the terminal
 //! and the spinner steps aside; off a terminal its plain progress lines are passed on.
 
-use crate::arm::ArmSpec;
+use crate::arm::{hex, ArmSpec};
 use crate::{cache_dir, ui};
 use indicatif::{ProgressBar, ProgressDrawTarget};
+use sha2::{Digest, Sha256};
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, IsTerminal, Read};
 use std::path::{Path, PathBuf};
@@ -15,6 +20,8 @@ use std::sync::{Arc, Mutex};
 
 pub struct BuiltArm {
     pub binary: PathBuf,
+    /// The arm's folder: its description (ARM.json), cargo's log and, for arms that share a
+    /// target directory, its worker.
     pub target_dir: PathBuf,
 }
 
@@ -47,11 +54,22 @@ pub fn build_with(
         dir_name = format!("{dir_name}-{FAULT_INJECTION}");
         features.push(FAULT_INJECTION.into());
     }
-    let target_dir = cache_dir::root()?.join("arms").join(&dir_name);
-    std::fs::create_dir_all(&target_dir)
-        .map_err(|e| format!("creating {}: {e}", target_dir.display()))?;
+    let arms = cache_dir::root()?.join("arms");
+    let arm_dir = arms.join(&dir_name);
+    let shared = spec.build_env()?.iter().all(|(_, value)| value.is_none());
+    let target_dir = if shared {
+        let workspace_key = hex(&Sha256::digest(workspace.as_os_str().as_encoded_bytes()));
+        arms.join(format!("target-{}", &workspace_key[..16]))
+    } else {
+        arm_dir.clone()
+    };
+    for dir in [&arm_dir, &target_dir] {
+        std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    }
+    // Held until this arm's worker is copied out of the shared target directory.
+    let _lock = shared.then(|| lock(&target_dir)).transpose()?;
     std::fs::write(
-        target_dir.join("ARM.json"),
+        arm_dir.join("ARM.json"),
         serde_json::to_string_pretty(spec).map_err(|e| e.to_string())?,
     )
     .map_err(|e| format!("writing arm description: {e}"))?;
@@ -85,7 +103,7 @@ pub fn build_with(
     let stderr_thread = {
         let stderr = child.stderr.take().unwrap();
         let (tail, bar) = (stderr_tail.clone(), bar.clone());
-        let log = target_dir.join(LOG_FILE);
+        let log = arm_dir.join(LOG_FILE);
         let prefix = format!("build {arm_name}: ");
         std::thread::spawn(move || collect_stderr(stderr, &tail, &log, &bar, &prefix))
     };
@@ -122,15 +140,34 @@ pub fn build_with(
              Full log: {}",
             spec.label(),
             tail.join("\n"),
-            target_dir.join(LOG_FILE).display()
+            arm_dir.join(LOG_FILE).display()
         ));
     }
-    let binary =
-        target_dir.join("release").join(format!("{WORKER}{}", std::env::consts::EXE_SUFFIX));
-    if !binary.is_file() {
-        return Err(format!("cargo finished but {} is missing", binary.display()));
+    let name = format!("{WORKER}{}", std::env::consts::EXE_SUFFIX);
+    let built = target_dir.join("release").join(&name);
+    if !built.is_file() {
+        return Err(format!("cargo finished but {} is missing", built.display()));
     }
-    Ok(BuiltArm { binary, target_dir })
+    let binary = if shared { copy_into(&built, &arm_dir.join(&name))? } else { built };
+    Ok(BuiltArm { binary, target_dir: arm_dir })
+}
+
+/// An exclusive lock on `dir`'s lock file, released when the file is dropped.
+fn lock(dir: &Path) -> Result<std::fs::File, String> {
+    let path = dir.join("mlx-ab.lock");
+    let file = std::fs::File::create(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    file.lock().map_err(|e| format!("locking {}: {e}", path.display()))?;
+    Ok(file)
+}
+
+/// `from` copied to `to` through a temporary name, so that a worker another process is
+/// starting is never half-written.
+fn copy_into(from: &Path, to: &Path) -> Result<PathBuf, String> {
+    let partial = to.with_extension("part");
+    std::fs::copy(from, &partial)
+        .and_then(|_| std::fs::rename(&partial, to))
+        .map_err(|e| format!("copying {} to {}: {e}", from.display(), to.display()))?;
+    Ok(to.to_path_buf())
 }
 
 /// The name in a package id: `path+file:///ws/mlx-sys#0.1.0` -> `mlx-sys`,
