@@ -1,13 +1,17 @@
-//! `mlx-ab book`: writes BENCHMARKS.md from the raw files under `reports/`; `--check` exits 1
-//! when the committed file differs from what they give.
+//! `mlx-ab book`: writes BENCHMARKS.md, and README.md's summary between its markers, from the
+//! raw files under `reports/`; `--check` exits 1 when either differs from what they give.
 
 use crate::book_render::{render, Plots};
-use crate::book_sources;
+use crate::{book_patches, book_sources};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub const BOOK: &str = "BENCHMARKS.md";
+pub const README: &str = "README.md";
+/// README's generated summary lies between these lines.
+pub const SUMMARY_START: &str = "<!-- mlx-ab book: summary start -->";
+pub const SUMMARY_END: &str = "<!-- mlx-ab book: summary end -->";
 
 /// The repository root of this checkout (mlx-build's `patches/` is in it).
 pub fn default_root() -> Result<PathBuf, String> {
@@ -16,11 +20,27 @@ pub fn default_root() -> Result<PathBuf, String> {
     Ok(root.canonicalize().unwrap_or(root))
 }
 
-/// The book from `root`'s raw files.
-pub fn generate(root: &Path) -> Result<String, String> {
+/// The book and README's summary from `root`'s raw files.
+pub fn generate(root: &Path) -> Result<(String, String), String> {
     let folders: Vec<String> = book_sources::OPS_FOLDERS.iter().map(|f| f.to_string()).collect();
     let (figures, elsewhere) = op_plots::plan(root, &folders)?;
-    Ok(render(&book_sources::read(root)?, &Plots { figures, elsewhere }))
+    let sources = book_sources::read(root)?;
+    Ok((render(&sources, &Plots { figures, elsewhere }), book_patches::summary(&sources)))
+}
+
+/// `readme` with the text between its summary markers replaced by `summary`; an error naming
+/// the markers when it lacks them.
+pub fn with_summary(readme: &str, summary: &str) -> Result<String, String> {
+    let start = readme.find(SUMMARY_START).map(|i| i + SUMMARY_START.len());
+    let end = readme.find(SUMMARY_END);
+    match (start, end) {
+        (Some(start), Some(end)) if start <= end => {
+            Ok(format!("{}\n{summary}{}", &readme[..start], &readme[end..]))
+        }
+        _ => Err(format!(
+            "{README} has no summary block: a line {SUMMARY_START} followed by a line {SUMMARY_END}"
+        )),
+    }
 }
 
 /// None when equal; else what differs: how many lines, and the first with both versions.
@@ -50,25 +70,31 @@ pub fn main(root: Option<PathBuf>, check: bool) -> Result<ExitCode, String> {
         Some(root) => root,
         None => default_root()?,
     };
-    let generated = generate(&root)?;
-    let path = root.join(BOOK);
+    let (book, summary) = generate(&root)?;
+    let readme_path = root.join(README);
+    let readme = fs::read_to_string(&readme_path)
+        .map_err(|e| format!("reading {}: {e}", readme_path.display()))?;
+    let files = [(BOOK, book), (README, with_summary(&readme, &summary)?)];
     if check {
-        let committed = fs::read_to_string(&path).unwrap_or_default();
-        return Ok(match difference(&committed, &generated) {
-            None => {
-                println!("{BOOK} is what reports/ gives");
-                ExitCode::SUCCESS
+        let mut differ = false;
+        for (name, generated) in &files {
+            let committed = fs::read_to_string(root.join(name)).unwrap_or_default();
+            if let Some(what) = difference(&committed, generated) {
+                eprintln!("mlx-ab: {name} differs from what reports/ gives: {what}");
+                differ = true;
             }
-            Some(what) => {
-                eprintln!(
-                    "mlx-ab: {BOOK} differs from what reports/ gives: {what}\nRegenerate it with \
-                     `cargo run -p mlx-ab -- book` and commit it."
-                );
-                ExitCode::from(1)
-            }
-        });
+        }
+        if differ {
+            eprintln!("Regenerate with `cargo run -p mlx-ab -- book` and commit.");
+            return Ok(ExitCode::from(1));
+        }
+        println!("{BOOK} and {README}'s summary are what reports/ gives");
+        return Ok(ExitCode::SUCCESS);
     }
-    fs::write(&path, generated).map_err(|e| format!("writing {}: {e}", path.display()))?;
-    println!("wrote {}", path.display());
+    for (name, generated) in files {
+        let path = root.join(name);
+        fs::write(&path, generated).map_err(|e| format!("writing {}: {e}", path.display()))?;
+        println!("wrote {}", path.display());
+    }
     Ok(ExitCode::SUCCESS)
 }

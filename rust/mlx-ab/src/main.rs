@@ -6,6 +6,7 @@
 
 mod arm;
 mod book;
+mod book_patches;
 mod book_render;
 mod book_sources;
 mod cache_dir;

@@ -133,7 +133,11 @@ fn fixture(root: &Path) {
         &json!({"runs": {"sweep.json": {"commit": COMMIT_OLD, "machine": "CPU VM", "b": first, "measures": first}}}),
     );
     write_json(&root.join("reports/h200/ops/RUNS.json"), &json!({"runs": {}}));
+    write(&root.join("README.md"), README_WITH_MARKERS);
 }
+
+const README_WITH_MARKERS: &str = "# Project\n\nIn brief:\n\n<!-- mlx-ab book: summary start -->\n\
+     stale text\n<!-- mlx-ab book: summary end -->\n\nMore text.\n";
 
 fn book(root: &Path, check: bool) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_mlx-ab"));
@@ -251,6 +255,41 @@ fn current_code_rows_replace_older_ones_per_machine() {
     assert!(row.ends_with("| faster (CPU VM, H200) |"), "{row}");
     let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
     assert!(md.contains("2.000 [1.800, 2.200]"), "the older row left the tables: {md}");
+}
+
+/// README's summary block is generated from the same rows as the book's per-patch table, the
+/// text around it kept; `--check` fails when the block differs, and a README without the block
+/// is an error that names the markers.
+#[test]
+fn readme_summary_is_generated_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let readme = fs::read_to_string(dir.path().join("README.md")).unwrap();
+    assert!(readme.starts_with("# Project\n\nIn brief:\n\n<!-- mlx-ab book: summary start -->\n"));
+    assert!(readme.ends_with("<!-- mlx-ab book: summary end -->\n\nMore text.\n"), "{readme}");
+    assert!(!readme.contains("stale text"), "{readme}");
+    let first = &series_names()[0];
+    let row = readme.lines().find(|l| l.starts_with(&format!("| `{first}`"))).unwrap();
+    assert!(row.contains("**2.000 [1.800, 2.200]**"), "the strongest figure: {row}");
+    assert!(row.ends_with("| faster (CPU VM op level: older code, H200) |"), "{row}");
+    assert!(readme.contains("| all patches of a series |"), "{readme}");
+    assert!(book(dir.path(), true).status.success());
+
+    fs::write(dir.path().join("README.md"), readme.replace("faster (", "slower (")).unwrap();
+    let check = book(dir.path(), true);
+    assert_eq!(check.status.code(), Some(1), "{}", common::describe(&check));
+    assert!(String::from_utf8_lossy(&check.stderr).contains("README.md differs"));
+
+    fs::write(dir.path().join("README.md"), "# Project without a summary block\n").unwrap();
+    let out = book(dir.path(), false);
+    assert!(!out.status.success(), "{}", common::describe(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("<!-- mlx-ab book: summary start -->"),
+        "{}",
+        common::describe(&out)
+    );
 }
 
 /// The book of `root`, written; its per-patch row of the series' first patch.
