@@ -1,7 +1,9 @@
 //! Shared helpers of the workspace's integration and differential tests.
 
+pub mod against_stock;
 pub mod fuzz;
 pub mod graphs;
+pub mod moe;
 pub mod rng;
 
 /// The differential tests check the patches' CPU kernels bit for bit: run them on the CPU device
@@ -9,6 +11,26 @@ pub mod rng;
 /// kernels do not run). Call it first in every test; MLX's default device is per thread.
 pub fn on_cpu() {
     mlx::Device::cpu().set_default().expect("every MLX build has the CPU device");
+}
+
+/// The device of the differential tests against a stock process (eval-walk graphs, gather_qmm
+/// cases): the CPU, or the GPU when `MLX_TESTS_DEVICE=gpu` (set by scripts/gpu/run; the stock
+/// helper, started with this environment, then runs on the GPU too).
+pub fn device() -> mlx::Device {
+    match std::env::var("MLX_TESTS_DEVICE").as_deref() {
+        Ok("gpu") => mlx::Device::gpu(0),
+        _ => mlx::Device::cpu(),
+    }
+}
+
+/// Makes [`device`] MLX's default device, once per process: ops called without a stream run on
+/// the default stream of the default device, so without it a CUDA build would run "CPU" cases
+/// on the GPU (MLX's default device is process-wide: set once, before any case, by one thread).
+pub fn use_device() -> mlx::Result<()> {
+    static SET: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    SET.get_or_init(|| device().set_default().map_err(|e| e.to_string()))
+        .clone()
+        .map_err(mlx::Error::Mlx)
 }
 
 /// Runs `f` on the one thread this process keeps for MLX, one call at a time, and returns its

@@ -11,121 +11,21 @@
 
 mod stock_helper;
 
+use mlx_tests::against_stock::{first_difference, Nans, Suite};
 use mlx_tests::graphs::{self, Kind, Output, Stats};
-use std::collections::HashMap;
-use std::process::{Child, Command, Stdio};
+use std::cell::RefCell;
 use stock_helper::stock_helper;
 
-/// The stock helper evaluating `seeds`, started now so that it runs beside this process.
-fn spawn_stock(seeds: &[u64]) -> Child {
-    Command::new(stock_helper())
-        .args(seeds.iter().map(u64::to_string))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("running the stock graph-eval")
-}
-
-/// Outputs of each seed as evaluated by the stock helper, and the patches it reports.
-fn stock_outputs(child: Child) -> (String, HashMap<u64, Result<Vec<Output>, String>>) {
-    let out = child.wait_with_output().expect("running the stock graph-eval");
-    assert!(
-        out.status.success(),
-        "stock graph-eval failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let text = String::from_utf8(out.stdout).expect("graph-eval prints text");
-    let mut lines = text.split_inclusive('\n');
-    let patches =
-        lines.next().and_then(|l| l.strip_prefix("patches ")).expect("patches line").trim_end();
-    let mut results = HashMap::new();
-    let mut current: Option<(u64, String)> = None;
-    let finish = |current: Option<(u64, String)>, results: &mut HashMap<_, _>| {
-        if let Some((seed, body)) = current {
-            results.insert(seed, graphs::decode(&body));
-        }
-    };
-    for line in lines {
-        if let Some(rest) = line.trim_end().strip_prefix("seed ") {
-            finish(current.take(), &mut results);
-            let (seed, error) =
-                rest.split_once(" error ").map_or((rest, None), |(s, e)| (s, Some(e)));
-            let seed: u64 = seed.parse().expect("seed number");
-            match error {
-                Some(e) => {
-                    results.insert(seed, Err(format!("stock evaluation failed: {e}")));
-                }
-                None => current = Some((seed, String::new())),
-            }
-        } else if let Some((_, body)) = current.as_mut() {
-            body.push_str(line);
-        }
+/// Normal builds compare every bit, NaNs included. In a sanitized build (`scripts/sanitize`)
+/// the stock helper is a normal build, so the two processes' MLX are compiled with different
+/// flags, and which NaN an operation yields (its sign and payload, the compiler's choice; seen:
+/// -NaN under TSan, +NaN in both normal builds) may differ: there NaNs only have to be NaNs.
+fn nans() -> Nans {
+    if mlx_sys::build_info::SANITIZE.is_empty() {
+        Nans::Exact
+    } else {
+        Nans::AnyPayload
     }
-    finish(current, &mut results);
-    (patches.to_string(), results)
-}
-
-/// Where two output lists first differ, in words; None if they are equal bit for bit.
-fn first_difference(ours: &[Output], stock: &[Output]) -> Option<String> {
-    if ours.len() != stock.len() {
-        return Some(format!("{} outputs here, {} in stock", ours.len(), stock.len()));
-    }
-    for (i, (a, b)) in ours.iter().zip(stock).enumerate() {
-        if (a.dtype, &a.shape) != (b.dtype, &b.shape) {
-            return Some(format!(
-                "output {i}: {:?} {:?} here, {:?} {:?} in stock",
-                a.dtype, a.shape, b.dtype, b.shape
-            ));
-        }
-        if let Some(at) = a.bytes.iter().zip(&b.bytes).position(|(x, y)| x != y) {
-            let element = at / a.dtype.size();
-            if sanitized_nans_agree(a, b) {
-                continue;
-            }
-            return Some(format!(
-                "output {i} ({:?} {:?}): element {element} differs",
-                a.dtype, a.shape
-            ));
-        }
-        if a.bytes.len() != b.bytes.len() {
-            return Some(format!(
-                "output {i}: {} bytes here, {} in stock",
-                a.bytes.len(),
-                b.bytes.len()
-            ));
-        }
-    }
-    None
-}
-
-/// In a sanitized build (`scripts/sanitize`) the stock helper is a normal build, so the two
-/// processes' MLX are compiled with different flags, and which NaN an operation yields (its sign
-/// and payload, the compiler's choice; seen: -NaN under TSan, +NaN in both normal builds) may
-/// differ. There, outputs that differ only where both hold a NaN agree; every other bit is still
-/// compared. Normal builds compare every bit, NaNs included.
-fn sanitized_nans_agree(a: &Output, b: &Output) -> bool {
-    use mlx::Dtype::*;
-    if mlx_sys::build_info::SANITIZE.is_empty() || a.bytes.len() != b.bytes.len() {
-        return false;
-    }
-    // Lane width and NaN test on the lane's bits (complex64: two f32 lanes per element).
-    let (width, is_nan): (usize, fn(u64) -> bool) = match a.dtype {
-        Float16 => (2, |x| x & 0x7fff > 0x7c00),
-        Bfloat16 => (2, |x| x & 0x7fff > 0x7f80),
-        Float32 | Complex64 => (4, |x| x & 0x7fff_ffff > 0x7f80_0000),
-        Float64 => (8, |x| x & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000),
-        _ => return false,
-    };
-    // Native byte order, as `Output` holds them.
-    let lane = |bytes: &[u8]| match width {
-        2 => u16::from_ne_bytes(bytes.try_into().unwrap()) as u64,
-        4 => u32::from_ne_bytes(bytes.try_into().unwrap()) as u64,
-        _ => u64::from_ne_bytes(bytes.try_into().unwrap()),
-    };
-    a.bytes.chunks(width).zip(b.bytes.chunks(width)).all(|(x, y)| {
-        let (x, y) = (lane(x), lane(y));
-        x == y || (is_nan(x) && is_nan(y))
-    })
 }
 
 /// How to rerun one graph alone, patched against stock.
@@ -136,30 +36,45 @@ fn replay(seed: u64) -> String {
     )
 }
 
+fn suite() -> Suite<'static> {
+    Suite {
+        helper: stock_helper(),
+        word: None,
+        nans: nans(),
+        describe: |seed| format!("{:?} graph", graphs::kind(seed)),
+        replay,
+    }
+}
+
 /// Evaluates `seeds` with `ours` here and with the stock helper, at once; Err names the first
 /// seed whose outputs differ and how to replay it. Returns each graph's stats.
 fn check_against_stock(
     seeds: &[u64],
     ours: impl Fn(u64) -> mlx::Result<(Vec<Output>, Stats)>,
 ) -> Result<Vec<Stats>, String> {
-    let stock = spawn_stock(seeds);
-    let ours: Vec<_> = seeds.iter().map(|&seed| (seed, ours(seed))).collect();
-    let (stock_patches, stock) = stock_outputs(stock);
-    if !stock_patches.is_empty() {
-        return Err(format!("the stock helper reports patches {stock_patches:?}"));
+    let stats = RefCell::new(Vec::with_capacity(seeds.len()));
+    let refused = suite().check(seeds, |seed| {
+        ours(seed).map(|(outputs, graph)| {
+            stats.borrow_mut().push(graph);
+            outputs
+        })
+    })?;
+    // The graphs are built from ops that accept their inputs: an error is a failure, even one
+    // stock shares.
+    if refused > 0 {
+        return Err(format!("{refused} graphs failed to evaluate here and in stock"));
     }
-    let mut stats = Vec::with_capacity(seeds.len());
-    for (seed, result) in ours {
-        let (ours, graph) = result
-            .map_err(|e| format!("seed {seed}: evaluation failed here: {e}; {}", replay(seed)))?;
-        let theirs =
-            stock[&seed].clone().map_err(|e| format!("seed {seed}: {e}; {}", replay(seed)))?;
-        if let Some(what) = first_difference(&ours, &theirs) {
-            return Err(format!("seed {seed} ({:?} graph): {what}; {}", graph.kind, replay(seed)));
-        }
-        stats.push(graph);
+    Ok(stats.into_inner())
+}
+
+/// The seeds of `seeds` whose graphs are compared (`graphs::compared`), saying how many are
+/// left out.
+fn compared(seeds: impl IntoIterator<Item = u64>) -> Vec<u64> {
+    let (kept, left): (Vec<u64>, Vec<u64>) = seeds.into_iter().partition(|&s| graphs::compared(s));
+    if !left.is_empty() {
+        eprintln!("{} seeds left out by MLX_TESTS_GRAPH_KINDS: {left:?}", left.len());
     }
-    Ok(stats)
+    kept
 }
 
 #[test]
@@ -171,10 +86,10 @@ fn this_process_runs_the_patched_walk() {
 #[test]
 fn graphs_evaluate_alike_twice_in_one_process() {
     // Otherwise a difference from stock could be noise rather than the patch.
-    for seed in 0..24 {
+    for seed in compared(0..24) {
         let first = graphs::evaluate(seed).unwrap();
         let second = graphs::evaluate(seed).unwrap();
-        assert_eq!(first_difference(&first, &second), None, "seed {seed}");
+        assert_eq!(first_difference(&first, &second, nans()), None, "seed {seed}");
     }
 }
 
@@ -254,15 +169,14 @@ fn the_comparison_sees_a_single_flipped_bit() {
     let mut flipped = ours.clone();
     let last = flipped[i].bytes.len() - 1;
     flipped[i].bytes[last] ^= 1;
-    assert!(first_difference(&ours, &flipped).is_some());
+    assert!(first_difference(&ours, &flipped, Nans::Exact).is_some());
 }
 
 const FIXED_SEEDS: std::ops::Range<u64> = 0..48;
 
 #[test]
 fn fixed_seeds_match_stock_bit_for_bit() {
-    let seeds: Vec<u64> = FIXED_SEEDS.collect();
-    check_against_stock(&seeds, graphs::evaluate_with_stats).unwrap();
+    check_against_stock(&compared(FIXED_SEEDS), graphs::evaluate_with_stats).unwrap();
 }
 
 #[test]
@@ -299,7 +213,20 @@ const SHORT_GRAPHS: u64 = 200;
 fn random_graphs_match_stock_bit_for_bit() {
     let plan = mlx_tests::fuzz::plan(SHORT_GRAPHS);
     let start = std::time::Instant::now();
-    let seeds: Vec<u64> = (0..plan.cases).map(|i| plan.seed.wrapping_add(i)).collect();
+    // `plan.cases` compared graphs: seeds whose kind is left out are skipped and counted.
+    let mut left_out = 0;
+    let seeds: Vec<u64> = (0..)
+        .map(|i| plan.seed.wrapping_add(i))
+        .filter(|&seed| {
+            let compared = graphs::compared(seed);
+            left_out += usize::from(!compared);
+            compared
+        })
+        .take(plan.cases as usize)
+        .collect();
+    if left_out > 0 {
+        eprintln!("fuzz: {left_out} seeds in the range left out by MLX_TESTS_GRAPH_KINDS");
+    }
     let mut stats = Vec::with_capacity(seeds.len());
     for (i, batch) in seeds.chunks(BATCH).enumerate() {
         stats.extend(check_against_stock(batch, graphs::evaluate_with_stats).unwrap());

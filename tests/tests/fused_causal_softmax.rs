@@ -31,17 +31,6 @@ const FLOATS: [Dtype; 4] = [Dtype::Float32, Dtype::Float16, Dtype::Bfloat16, Dty
 
 use mlx_tests::rng::Rng;
 
-trait Normal {
-    fn normal(&mut self, scale: f64) -> f64;
-}
-
-impl Normal for Rng {
-    /// Roughly normal, mean 0, standard deviation about `scale`.
-    fn normal(&mut self, scale: f64) -> f64 {
-        ((0..4).map(|_| self.unit()).sum::<f64>() - 2.0) * 1.7 * scale
-    }
-}
-
 /// Bits of `v` rounded to `dtype` (in the low bits of the u64).
 fn bits_of_f64(v: f64, dtype: Dtype) -> u64 {
     match dtype {
@@ -113,10 +102,10 @@ fn nasty_bits(rng: &mut Rng, rows: usize, cols: usize, dtype: Dtype) -> Vec<u64>
                 _ if rng.below(20) == 0 => specials[rng.below(specials.len() as u64) as usize],
                 _ if dtype == Dtype::Float64 => {
                     // Use the whole f64 mantissa.
-                    let v = rng.normal(4.0);
-                    bits_of_f64(v + rng.normal(1e-9), dtype)
+                    let v = 4.0 * rng.normal();
+                    bits_of_f64(v + 1e-9 * rng.normal(), dtype)
                 }
-                _ => bits_of_f64(rng.normal(4.0), dtype),
+                _ => bits_of_f64(4.0 * rng.normal(), dtype),
             };
             out.push(bits);
         }
@@ -300,7 +289,7 @@ proptest! {
 /// Attention input of `shape` with roughly normal values.
 fn normal_array(rng: &mut Rng, shape: [i32; 4], dtype: Dtype) -> Array {
     let n = shape.iter().product::<i32>();
-    let bits: Vec<u64> = (0..n).map(|_| bits_of_f64(rng.normal(1.0), dtype)).collect();
+    let bits: Vec<u64> = (0..n).map(|_| bits_of_f64(rng.normal(), dtype)).collect();
     array_from_bits(&bits, &shape, dtype)
 }
 

@@ -2,8 +2,9 @@
 //! against stock MLX can be compared with a patched one across processes
 //! (tests/tests/eval_walk.rs builds this binary with `--no-default-features`).
 //!
-//! Usage: `graph-eval SEED...`. Prints `patches ID,ID,...` (empty for stock MLX), then per seed
-//! a line `seed N` followed by `graphs::encode` of its outputs, or `seed N error MESSAGE`.
+//! Usage: `graph-eval [moe] SEED...`. Prints `patches ID,ID,...` (empty for stock MLX), then per
+//! seed a line `seed N` followed by `graphs::encode` of its outputs, or `seed N error MESSAGE`.
+//! The seeds are of `mlx_tests::graphs`, or with `moe` of `mlx_tests::moe`'s gather_qmm cases.
 //!
 //! `graph-eval import FUNCTION INPUTS` imports the exported function `FUNCTION` (an `.mlxfn`
 //! file, `mlx::export`) and calls it on the arrays of the safetensors file `INPUTS`, named `0`,
@@ -11,7 +12,7 @@
 //! by `graphs::encode` of the outputs, or `import error MESSAGE`; either way it exits 0 (MLX's
 //! error is a result here, a crash is not).
 
-use mlx_tests::graphs;
+use mlx_tests::{graphs, moe};
 use std::io::Write;
 use std::process::ExitCode;
 
@@ -36,12 +37,17 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         };
     }
-    for arg in args {
+    type Evaluate = fn(u64) -> mlx::Result<Vec<graphs::Output>>;
+    let (evaluate, seeds): (Evaluate, _) = match args.split_first() {
+        Some((word, seeds)) if word == "moe" => (moe::evaluate, seeds),
+        _ => (graphs::evaluate, &args[..]),
+    };
+    for arg in seeds {
         let Ok(seed) = arg.parse::<u64>() else {
             eprintln!("graph-eval: not a seed: {arg:?}");
             return ExitCode::FAILURE;
         };
-        match graphs::evaluate(seed) {
+        match evaluate(seed) {
             Ok(outputs) => text.push_str(&format!("seed {seed}\n{}", graphs::encode(&outputs))),
             Err(e) => {
                 text.push_str(&format!("seed {seed} error {}\n", e.to_string().replace('\n', " ")))

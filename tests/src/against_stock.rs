@@ -1,0 +1,258 @@
+//! Cases evaluated here against the same cases evaluated by a stock build of MLX in another
+//! process (`graph-eval`, tests/src/bin/graph-eval.rs, built with `--no-default-features`), and
+//! the bitwise comparison of outputs that every differential test uses.
+
+use crate::graphs::{self, Output};
+use mlx::Dtype;
+use std::collections::HashMap;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+/// How NaNs compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Nans {
+    /// Every bit, NaN sign and payload included.
+    Exact,
+    /// NaN in the same places, of any sign and payload; every other bit compared. For
+    /// operations whose NaN payload is not a function of the inputs (the operand order of a
+    /// commutative operation on two NaNs, which the compiler picks).
+    AnyPayload,
+}
+
+/// A lane's width in bytes and a NaN test on its bits.
+type Lanes = (usize, fn(u64) -> bool);
+
+/// The lanes of `dtype` (complex64: two f32 lanes per element); None for dtypes without NaNs.
+fn nan_lanes(dtype: Dtype) -> Option<Lanes> {
+    use Dtype::*;
+    match dtype {
+        Float16 => Some((2, |x| x & 0x7fff > 0x7c00)),
+        Bfloat16 => Some((2, |x| x & 0x7fff > 0x7f80)),
+        Float32 | Complex64 => Some((4, |x| x & 0x7fff_ffff > 0x7f80_0000)),
+        Float64 => Some((8, |x| x & 0x7fff_ffff_ffff_ffff > 0x7ff0_0000_0000_0000)),
+        _ => None,
+    }
+}
+
+/// The first element (in `dtype`'s elements) where the native-order bytes `a` and `b` differ
+/// under `nans`, or where one of them ends.
+pub fn first_differing_element(dtype: Dtype, a: &[u8], b: &[u8], nans: Nans) -> Option<usize> {
+    let lanes = match (nans, nan_lanes(dtype)) {
+        (Nans::AnyPayload, Some(lanes)) => Some(lanes),
+        _ => None,
+    };
+    let at_byte = match lanes {
+        None => a.iter().zip(b).position(|(x, y)| x != y),
+        Some((width, is_nan)) => {
+            let lane = |bytes: &[u8]| match width {
+                2 => u16::from_ne_bytes(bytes.try_into().unwrap()) as u64,
+                4 => u32::from_ne_bytes(bytes.try_into().unwrap()) as u64,
+                _ => u64::from_ne_bytes(bytes.try_into().unwrap()),
+            };
+            a.chunks(width)
+                .zip(b.chunks(width))
+                .position(|(x, y)| {
+                    let (x, y) = (lane(x), lane(y));
+                    x != y && !(is_nan(x) && is_nan(y))
+                })
+                .map(|i| i * width)
+        }
+    };
+    let at_byte = at_byte.or((a.len() != b.len()).then(|| a.len().min(b.len())))?;
+    Some(at_byte / dtype.size())
+}
+
+/// Where two output lists first differ, in words; None if they agree under `nans`.
+pub fn first_difference(ours: &[Output], stock: &[Output], nans: Nans) -> Option<String> {
+    if ours.len() != stock.len() {
+        return Some(format!("{} outputs here, {} in stock", ours.len(), stock.len()));
+    }
+    for (i, (a, b)) in ours.iter().zip(stock).enumerate() {
+        if (a.dtype, &a.shape) != (b.dtype, &b.shape) {
+            return Some(format!(
+                "output {i}: {:?} {:?} here, {:?} {:?} in stock",
+                a.dtype, a.shape, b.dtype, b.shape
+            ));
+        }
+        if let Some(element) = first_differing_element(a.dtype, &a.bytes, &b.bytes, nans) {
+            return Some(format!(
+                "output {i} ({:?} {:?}): element {element} differs",
+                a.dtype, a.shape
+            ));
+        }
+    }
+    None
+}
+
+/// The stock helper `helper` evaluating `seeds` (of `suite`: `moe`, or None for graphs),
+/// started now so that it runs beside this process.
+fn spawn(helper: &Path, suite: Option<&str>, seeds: &[u64]) -> Child {
+    Command::new(helper)
+        .args(suite)
+        .args(seeds.iter().map(u64::to_string))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("running the stock helper {}: {e}", helper.display()))
+}
+
+type Outcomes = HashMap<u64, Result<Vec<Output>, String>>;
+
+/// Outcome of each seed as the stock helper evaluated it; Err if it reports patches.
+fn stock_outcomes(child: Child) -> Result<Outcomes, String> {
+    let out = child.wait_with_output().expect("running the stock helper");
+    assert!(
+        out.status.success(),
+        "the stock helper failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).expect("graph-eval prints text");
+    let mut lines = text.split_inclusive('\n');
+    let patches =
+        lines.next().and_then(|l| l.strip_prefix("patches ")).expect("patches line").trim_end();
+    if !patches.is_empty() {
+        return Err(format!("the stock helper reports patches {patches:?}"));
+    }
+    let mut outcomes = HashMap::new();
+    let mut current: Option<(u64, String)> = None;
+    let finish = |current: Option<(u64, String)>, outcomes: &mut Outcomes| {
+        if let Some((seed, body)) = current {
+            outcomes.insert(seed, graphs::decode(&body));
+        }
+    };
+    for line in lines {
+        if let Some(rest) = line.trim_end().strip_prefix("seed ") {
+            finish(current.take(), &mut outcomes);
+            let (seed, error) =
+                rest.split_once(" error ").map_or((rest, None), |(s, e)| (s, Some(e)));
+            let seed: u64 = seed.parse().expect("seed number");
+            match error {
+                Some(e) => {
+                    outcomes.insert(seed, Err(e.to_string()));
+                }
+                None => current = Some((seed, String::new())),
+            }
+        } else if let Some((_, body)) = current.as_mut() {
+            body.push_str(line);
+        }
+    }
+    finish(current, &mut outcomes);
+    Ok(outcomes)
+}
+
+/// One differential suite: which cases the stock helper evaluates, how NaNs compare, and how a
+/// seed is named and replayed in a failure.
+pub struct Suite<'a> {
+    pub helper: &'a Path,
+    /// graph-eval's suite word (`moe`), or None for its graphs.
+    pub word: Option<&'a str>,
+    pub nans: Nans,
+    /// What the seed's case is, e.g. "Wide graph".
+    pub describe: fn(u64) -> String,
+    /// How to rerun the seed alone.
+    pub replay: fn(u64) -> String,
+}
+
+impl Suite<'_> {
+    /// Evaluates `seeds` with `ours` here while the stock helper evaluates them; Err names the
+    /// first seed whose outcomes differ (outputs, or MLX's error message: refusing a case the
+    /// same way agrees) and how to replay it. Ok: how many seeds both refused.
+    pub fn check(
+        &self,
+        seeds: &[u64],
+        ours: impl FnMut(u64) -> mlx::Result<Vec<Output>>,
+    ) -> Result<usize, String> {
+        let stock = spawn(self.helper, self.word, seeds);
+        let ours: Vec<_> = seeds.iter().copied().map(ours).collect();
+        let stock = stock_outcomes(stock)?;
+        let mut refused = 0;
+        for (&seed, ours) in seeds.iter().zip(ours) {
+            let fail = |what: String| {
+                Err(format!(
+                    "seed {seed} ({}): {what}; {}",
+                    (self.describe)(seed),
+                    (self.replay)(seed)
+                ))
+            };
+            let ours = ours.map_err(|e| e.to_string().replace('\n', " "));
+            match (ours, &stock[&seed]) {
+                (Ok(ours), Ok(theirs)) => {
+                    if let Some(what) = first_difference(&ours, theirs, self.nans) {
+                        return fail(what);
+                    }
+                }
+                (Err(e), Err(theirs)) if &e == theirs => refused += 1,
+                (Err(e), Ok(_)) => return fail(format!("failed here ({e}), not in stock")),
+                (Ok(_), Err(theirs)) => {
+                    return fail(format!("failed in stock ({theirs}), not here"))
+                }
+                (Err(e), Err(theirs)) => {
+                    return fail(format!("failed here ({e}) and in stock ({theirs})"))
+                }
+            }
+        }
+        Ok(refused)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn f32_bytes(v: &[f32]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    fn u16_bytes(v: &[u16]) -> Vec<u8> {
+        v.iter().flat_map(|x| x.to_ne_bytes()).collect()
+    }
+
+    /// AnyPayload passes NaNs of any sign and payload in the same places and fails on one
+    /// differing bit, a NaN elsewhere, or a NaN against a number (inf, -0 included); Exact
+    /// fails on a differing payload too.
+    #[test]
+    fn nans_compare_by_position_or_exactly() {
+        let nan = f32::NAN;
+        let other_nan = f32::from_bits(0xffc0_0001);
+        let a = f32_bytes(&[1.0, nan, -0.0, f32::INFINITY]);
+        let any = |b: &[f32]| {
+            first_differing_element(Dtype::Float32, &a, &f32_bytes(b), Nans::AnyPayload)
+        };
+        assert_eq!(any(&[1.0, other_nan, -0.0, f32::INFINITY]), None);
+        assert_eq!(any(&[f32::from_bits(1.0f32.to_bits() ^ 1), nan, -0.0, f32::INFINITY]), Some(0));
+        assert_eq!(any(&[1.0, nan, 0.0, f32::INFINITY]), Some(2));
+        assert_eq!(any(&[nan, 1.0, -0.0, f32::INFINITY]), Some(0));
+        assert_eq!(any(&[1.0, f32::INFINITY, -0.0, f32::INFINITY]), Some(1));
+        assert_eq!(any(&[1.0, nan, -0.0, nan]), Some(3));
+        assert_eq!(any(&[1.0, nan, -0.0]), Some(3), "a shorter output differs where it ends");
+        let exact =
+            |b: &[f32]| first_differing_element(Dtype::Float32, &a, &f32_bytes(b), Nans::Exact);
+        assert_eq!(exact(&[1.0, nan, -0.0, f32::INFINITY]), None);
+        assert_eq!(exact(&[1.0, other_nan, -0.0, f32::INFINITY]), Some(1));
+        // 16-bit: 0x7c00 (f16) and 0x7f80 (bf16) are inf, anything above them, of either sign, NaN.
+        let h = u16_bytes(&[0x3c00, 0x7e00, 0x7c00]);
+        let f16 = |b: &[u16]| {
+            first_differing_element(Dtype::Float16, &h, &u16_bytes(b), Nans::AnyPayload)
+        };
+        assert_eq!(f16(&[0x3c00, 0xfc01, 0x7c00]), None);
+        assert_eq!(f16(&[0x3c00, 0x7e00, 0xfc00]), Some(2));
+        assert_eq!(f16(&[0x3c01, 0x7e00, 0x7c00]), Some(0));
+        let b = u16_bytes(&[0x3f80, 0x7fc0, 0x7f80]);
+        let bf16 = |x: &[u16]| {
+            first_differing_element(Dtype::Bfloat16, &b, &u16_bytes(x), Nans::AnyPayload)
+        };
+        assert_eq!(bf16(&[0x3f80, 0xff81, 0x7f80]), None);
+        assert_eq!(bf16(&[0x3f80, 0x7fc0, 0x7f81]), Some(2));
+        assert_eq!(bf16(&[0x3f80, 0x7f80, 0x7f80]), Some(1));
+        // Integers have no NaNs: every bit counts whatever the rule.
+        assert_eq!(
+            first_differing_element(
+                Dtype::Uint16,
+                &h,
+                &u16_bytes(&[0x3c00, 0xfc01, 0x7c00]),
+                Nans::AnyPayload
+            ),
+            Some(1)
+        );
+    }
+}

@@ -1,0 +1,269 @@
+//! Sorted `gather_qmm` cases (the mixture-of-experts expert product) and their inputs: random
+//! quantized weights of every code, x with NaN, +-inf, -0 and half-precision overflow, in four
+//! memory layouts, rows spread over experts as routers spread them (uniform, Zipf, one hot
+//! expert: `mlx_ab_protocol::Routing`). tests/tests/gather_qmm_tiles.rs checks sorted against
+//! per-row products in one process; tests/tests/gather_qmm_vs_stock.rs checks [`evaluate`]
+//! against a stock build in another.
+
+use crate::graphs::{output, Output};
+use crate::rng::Rng;
+use mlx::ops::{slice, transpose_axes};
+use mlx::quantized::{gather_qmm, QuantMode, QuantParams};
+use mlx::{Array, Dtype, Result};
+use mlx_ab_protocol::routing::Routing;
+
+#[derive(Debug, Clone, Copy)]
+pub struct Quant {
+    pub mode: QuantMode,
+    pub bits: i32,
+    pub group_size: i32,
+}
+
+impl Quant {
+    pub fn params(self) -> QuantParams {
+        QuantParams { group_size: Some(self.group_size), bits: Some(self.bits), mode: self.mode }
+    }
+}
+
+/// How x is laid out in memory.
+#[derive(Debug, Clone, Copy)]
+pub enum XLayout {
+    Contiguous,
+    /// Every other matrix of a larger array.
+    StridedBatch,
+    /// Each matrix's rows interleaved with the other matrices' rows.
+    InterleavedRows,
+    /// One matrix, read by every gathered row.
+    Broadcast,
+}
+
+pub const X_LAYOUTS: [XLayout; 4] =
+    [XLayout::Contiguous, XLayout::StridedBatch, XLayout::InterleavedRows, XLayout::Broadcast];
+
+#[derive(Debug, Clone)]
+pub struct Case {
+    pub quant: Quant,
+    pub dtype: Dtype,
+    pub transpose: bool,
+    /// Gathered matrices per expert; experts in order, so the rhs indices are sorted.
+    pub runs: Vec<usize>,
+    /// Rows per gathered matrix.
+    pub m: i32,
+    pub k: i32,
+    pub n: i32,
+    pub x_layout: XLayout,
+    /// The seed of the case's weights and x.
+    pub seed: u64,
+}
+
+/// (k, n) for `quant`: the quantized axis (K transposed, N not) holds `groups` whole groups,
+/// the other one is `free`.
+pub fn k_n(quant: Quant, transpose: bool, groups: i32, free: i32) -> (i32, i32) {
+    if transpose {
+        (quant.group_size * groups, free)
+    } else {
+        (free, quant.group_size * groups)
+    }
+}
+
+/// The case of `seed` for [`evaluate`]: any mode, bit width and group size, dtype, orientation
+/// and x layout; experts loaded by a random routing. One case in eight has Qwen3-30B-A3B's
+/// expert shapes on the GPU (128 experts, K = 2048, N = 768, 1 to 16 rows per expert on
+/// average), a smaller model's on the CPU (16 experts, K = 256, N = 128); the others are small,
+/// with runs around the tile edges of both backends' kernels.
+pub fn case(seed: u64, gpu: bool) -> Case {
+    let mut rng = Rng(seed);
+    let quant = match rng.index(6) {
+        0..3 => Quant {
+            mode: QuantMode::Affine,
+            bits: *rng.pick(&[2, 3, 4, 4, 5, 6, 8]),
+            group_size: *rng.pick(&[32, 64, 128]),
+        },
+        3 => Quant { mode: QuantMode::Mxfp4, bits: 4, group_size: 32 },
+        4 => Quant { mode: QuantMode::Mxfp8, bits: 8, group_size: 32 },
+        _ => Quant { mode: QuantMode::Nvfp4, bits: 4, group_size: 16 },
+    };
+    let dtype = *rng.pick(&[Dtype::Float32, Dtype::Float16, Dtype::Bfloat16]);
+    let transpose = !rng.chance(4);
+    let routing = *rng.pick(&[Routing::Uniform, Routing::Zipf, Routing::Hot]);
+    let (experts, rows_per_expert, k, n) = if rng.chance(8) {
+        let rows = *rng.pick(&[1, 2, 4, 8, 16]);
+        let (experts, k, n) = if gpu { (128, 2048, 768) } else { (16, 256, 128) };
+        (experts, rows, k, n)
+    } else {
+        let experts = 1 + rng.index(8);
+        let rows = *rng.pick(&[1, 2, 3, 4, 5, 8, 15, 16, 17, 33, 64, 65]);
+        let groups = 1 + rng.index(3) as i32;
+        let (k, n) = k_n(quant, transpose, groups, 1 + rng.index(48) as i32);
+        (experts, rows, k, n)
+    };
+    let m = if rng.chance(8) { 2 } else { 1 };
+    let x_layout = *rng.pick(&X_LAYOUTS);
+    let runs = routing.loads(experts, rows_per_expert);
+    Case { quant, dtype, transpose, runs, m, k, n, x_layout, seed: rng.next_u64() }
+}
+
+/// x values: normal, and in some rows NaN, +-inf, all -0, or a value that overflows
+/// half precision. Most rows stay finite so that most outputs are compared bit for bit.
+fn x_values(rng: &mut Rng, rows: usize, k: usize) -> Vec<f32> {
+    let mut data: Vec<f32> = (0..rows * k).map(|_| rng.normal() as f32).collect();
+    for row in data.chunks_mut(k) {
+        let at = rng.below(k as u64) as usize;
+        match rng.below(16) {
+            0 => row[at] = f32::NAN,
+            1 => row[at] = f32::INFINITY,
+            2 => row[at] = f32::NEG_INFINITY,
+            3 => row.iter_mut().for_each(|v| *v = -0.0),
+            4 => row[at] = 6.0e4,
+            _ => {}
+        }
+    }
+    data
+}
+
+/// The case's inputs, drawn from its seed.
+pub struct Inputs {
+    pub w: Array,
+    pub scales: Array,
+    pub biases: Option<Array>,
+    /// (matrices, m, k) in the case's layout; `matrices` is 1 when broadcast.
+    pub x: Array,
+    /// The expert of each gathered matrix, sorted.
+    pub rhs: Vec<u32>,
+}
+
+impl Case {
+    pub fn inputs(&self) -> Result<Inputs> {
+        let mut rng = Rng(self.seed);
+        let (w, scales, biases) = self.weights(&mut rng)?;
+        let rhs: Vec<u32> =
+            (0u32..).zip(&self.runs).flat_map(|(e, &n)| std::iter::repeat_n(e, n)).collect();
+        let x = self.x_array(&mut rng, rhs.len())?;
+        Ok(Inputs { w, scales, biases, x, rhs })
+    }
+
+    /// The sorted gather_qmm of `inputs` (rhs indices as an array `rhs`, sorted or not).
+    pub fn product(&self, inputs: &Inputs, x: &Array, rhs: &Array, sorted: bool) -> Result<Array> {
+        let Inputs { w, scales, biases, .. } = inputs;
+        gather_qmm(
+            x,
+            w,
+            scales,
+            biases.as_ref(),
+            None,
+            Some(rhs),
+            self.transpose,
+            self.quant.params(),
+            sorted,
+        )
+    }
+
+    /// Quantized weights, scales and biases for the case's experts. Packed weights are random
+    /// bits (every code). Codes and scales that make NaN or inf go to the last expert only,
+    /// when there are several, so the other experts' outputs stay finite and are compared bit
+    /// for bit.
+    fn weights(&self, rng: &mut Rng) -> Result<(Array, Array, Option<Array>)> {
+        let q = self.quant;
+        let experts = self.runs.len();
+        let (rows, cols) = if self.transpose { (self.n, self.k) } else { (self.k, self.n) };
+        let w_per_expert = (rows * cols * q.bits / 32) as usize;
+        let s_per_expert = (rows * cols / q.group_size) as usize;
+        let nasty = |i: usize, per: usize| experts > 1 && i / per == experts - 1;
+        let w: Vec<u32> = (0..experts * w_per_expert)
+            .map(|i| {
+                let mut v = rng.next_u64() as u32;
+                if q.mode == QuantMode::Mxfp8 && !nasty(i, w_per_expert) {
+                    // No e4m3 NaN codes (0x7f, 0xff) here.
+                    for byte in 0..4 {
+                        if (v >> (8 * byte)) & 0x7f == 0x7f {
+                            v ^= 1 << (8 * byte);
+                        }
+                    }
+                }
+                v
+            })
+            .collect();
+        let e = experts as i32;
+        let w = Array::from_slice(&w, &[e, rows, cols * q.bits / 32])?;
+        let s_shape = [e, rows, cols / q.group_size];
+        if q.mode != QuantMode::Affine {
+            let scales: Vec<u8> = (0..experts * s_per_expert)
+                .map(|i| {
+                    if nasty(i, s_per_expert) && rng.below(8) == 0 {
+                        rng.next_u64() as u8 // any encoding, NaN included
+                    } else if q.mode == QuantMode::Nvfp4 {
+                        0x20 + rng.below(0x20) as u8 // e4m3 near 1
+                    } else {
+                        120 + rng.below(16) as u8 // e8m0 near 1
+                    }
+                })
+                .collect();
+            return Ok((w, Array::from_slice(&scales, &s_shape)?, None));
+        }
+        let n_scales = experts * s_per_expert;
+        let mut scales: Vec<f32> = (0..n_scales).map(|_| 0.05 * rng.normal() as f32).collect();
+        let mut biases: Vec<f32> = (0..n_scales).map(|_| 0.05 * rng.normal() as f32).collect();
+        for _ in 0..3 {
+            scales[rng.below(n_scales as u64) as usize] = -0.0;
+            biases[rng.below(n_scales as u64) as usize] = -0.0;
+        }
+        if experts > 1 {
+            let last = (experts - 1) * s_per_expert;
+            scales[last + rng.below(s_per_expert as u64) as usize] = f32::INFINITY;
+            biases[last + rng.below(s_per_expert as u64) as usize] = f32::NAN;
+        }
+        let cast = |v: &[f32]| Array::from_slice(v, &s_shape)?.astype(self.dtype);
+        Ok((w, cast(&scales)?, Some(cast(&biases)?)))
+    }
+
+    /// x as (matrices, m, k) in the case's layout; `matrices` is 1 when broadcast.
+    fn x_array(&self, rng: &mut Rng, batch: usize) -> Result<Array> {
+        let (m, k) = (self.m, self.k);
+        let b = batch as i32;
+        let make = |rng: &mut Rng, shape: &[i32]| {
+            let n: i32 = shape.iter().product();
+            let data = x_values(rng, (n / k) as usize, k as usize);
+            Array::from_slice(&data, shape)?.astype(self.dtype)
+        };
+        match self.x_layout {
+            XLayout::Contiguous => make(rng, &[b, m, k]),
+            XLayout::StridedBatch => {
+                slice(&make(rng, &[2 * b, m, k])?, &[1, 0, 0], &[2 * b, m, k], &[2, 1, 1])
+            }
+            XLayout::InterleavedRows => transpose_axes(&make(rng, &[m, b, k])?, &[1, 0, 2]),
+            XLayout::Broadcast => make(rng, &[1, m, k]),
+        }
+    }
+}
+
+/// The sorted gather_qmm of `seed`'s case on [`crate::device`]: its one output.
+pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
+    crate::use_device()?;
+    let gpu = crate::device().kind == mlx::DeviceType::Gpu;
+    let case = case(seed, gpu);
+    let inputs = case.inputs()?;
+    let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
+    let y = case.product(&inputs, &inputs.x, &rhs, true)?;
+    Ok(vec![output(&y)?])
+}
+
+/// In words, for a failure: mode, bits, group size, dtype, shape, routing.
+pub fn describe(seed: u64, gpu: bool) -> String {
+    let c = case(seed, gpu);
+    let rows: usize = c.runs.iter().sum();
+    format!(
+        "{:?} {}-bit group {} {:?}, {} rows over {} experts (runs {:?}), m {} k {} n {}, {}, x {:?}",
+        c.quant.mode,
+        c.quant.bits,
+        c.quant.group_size,
+        c.dtype,
+        rows,
+        c.runs.len(),
+        if c.runs.len() > 8 { &c.runs[..8] } else { &c.runs[..] },
+        c.m,
+        c.k,
+        c.n,
+        if c.transpose { "transposed" } else { "not transposed" },
+        c.x_layout
+    )
+}

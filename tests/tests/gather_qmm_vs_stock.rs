@@ -1,0 +1,121 @@
+//! Sorted gather_qmm (the mixture-of-experts expert product) must give stock MLX's outputs: the
+//! gather-qmm-tiles patch on the CPU, affine-gather-rhs and gather-qmm-tiles-cuda on CUDA
+//! change which kernel runs and how rows are tiled, not what is computed. Seeded cases
+//! (`mlx_tests::moe`: every mode, bit width, group size, float dtype and orientation, x with
+//! NaN, +-inf and -0 in four layouts, rows routed uniformly, Zipf-like or to one hot expert,
+//! some at Qwen3-30B-A3B's expert shapes) are evaluated here and by `graph-eval moe` built
+//! against stock, in another process, on `mlx_tests::device()` (`MLX_TESTS_DEVICE=gpu`: the
+//! GPU). An MLX error agrees only with the same error in stock.
+//!
+//! NaNs compare by position, not payload: on the CPU the per-row path and the tiles multiply
+//! NaNs in operand orders the compiler picks (see gather_qmm_tiles.rs), so which NaN comes out
+//! is not a function of the inputs. Every other bit is compared.
+//!
+//! `random_cases_match_stock` runs 200 cases (the short mode), or `MLX_FUZZ_CASES`.
+
+mod stock_helper;
+
+use mlx_tests::against_stock::{Nans, Suite};
+use mlx_tests::moe;
+use stock_helper::stock_helper;
+
+fn on_gpu() -> bool {
+    mlx_tests::device().kind == mlx::DeviceType::Gpu
+}
+
+fn replay(seed: u64) -> String {
+    format!(
+        "replay: MLX_FUZZ_SEED={seed} MLX_FUZZ_CASES=1 cargo test -p mlx-tests --test \
+         gather_qmm_vs_stock random_cases -- --nocapture"
+    )
+}
+
+fn suite() -> Suite<'static> {
+    Suite {
+        helper: stock_helper(),
+        word: Some("moe"),
+        nans: Nans::AnyPayload,
+        describe: |seed| moe::describe(seed, on_gpu()),
+        replay,
+    }
+}
+
+/// Cases per stock process.
+const BATCH: usize = 100;
+
+#[test]
+fn random_cases_match_stock() {
+    let plan = mlx_tests::fuzz::plan(200);
+    let start = std::time::Instant::now();
+    let seeds: Vec<u64> = (0..plan.cases).map(|i| plan.seed.wrapping_add(i)).collect();
+    let mut refused = 0;
+    for (i, batch) in seeds.chunks(BATCH).enumerate() {
+        refused += suite().check(batch, moe::evaluate).unwrap();
+        if (i + 1) % 10 == 0 {
+            eprintln!(
+                "fuzz: {} cases match, {:.0} s",
+                (i + 1) * BATCH,
+                start.elapsed().as_secs_f64()
+            );
+        }
+    }
+    eprintln!(
+        "fuzz: {}; {refused} refused by both with the same error",
+        coverage(&seeds, start.elapsed())
+    );
+    // Most cases must compute something, or the agreement says little.
+    assert!(refused * 10 <= seeds.len(), "{refused} of {} cases refused", seeds.len());
+}
+
+/// What a run covered (shown with --nocapture), counted from the cases' plans.
+fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
+    let cases: Vec<moe::Case> = seeds.iter().map(|&s| moe::case(s, on_gpu())).collect();
+    let count = |f: &dyn Fn(&moe::Case) -> bool| cases.iter().filter(|c| f(c)).count();
+    let modes = [
+        mlx::quantized::QuantMode::Affine,
+        mlx::quantized::QuantMode::Mxfp4,
+        mlx::quantized::QuantMode::Mxfp8,
+        mlx::quantized::QuantMode::Nvfp4,
+    ]
+    .map(|m| format!("{m:?} {}", count(&|c| c.quant.mode == m)));
+    format!(
+        "{} cases agree with stock on the {} in {:.1} s ({}); {} with more than 64 experts, {} \
+         with an expert of 8 times the mean rows or more, {} not transposed, {} with empty experts",
+        cases.len(),
+        if on_gpu() { "GPU" } else { "CPU" },
+        took.as_secs_f64(),
+        modes.join(", "),
+        count(&|c| c.runs.len() > 64),
+        count(&|c| {
+            let rows: usize = c.runs.iter().sum();
+            c.runs.iter().any(|&r| r * c.runs.len() >= 8 * rows.max(1) && c.runs.len() > 1)
+        }),
+        count(&|c| !c.transpose),
+        count(&|c| c.runs.contains(&0)),
+    )
+}
+
+/// A case with one flipped bit in its output fails, naming the seed and how to replay it.
+#[test]
+fn a_flipped_bit_fails_naming_its_seed() {
+    let flipped = |seed| {
+        let mut outputs = moe::evaluate(seed)?;
+        if seed == 2 {
+            let bytes = &mut outputs[0].bytes;
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 1;
+        }
+        Ok(outputs)
+    };
+    let error = suite().check(&[1, 2, 3], flipped).unwrap_err();
+    assert!(error.starts_with("seed 2 ("), "{error}");
+    assert!(error.contains("MLX_FUZZ_SEED=2 MLX_FUZZ_CASES=1"), "{error}");
+}
+
+/// The same 64 cases in every run (the random test's seeds change from run to run).
+#[test]
+fn fixed_seeds_match_stock() {
+    let seeds: Vec<u64> = (0..64).collect();
+    let refused = suite().check(&seeds, moe::evaluate).unwrap();
+    assert!(refused * 10 <= seeds.len(), "{refused} of 64 cases refused");
+}
