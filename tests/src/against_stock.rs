@@ -87,7 +87,14 @@ pub fn first_difference(ours: &[Output], stock: &[Output], nans: Nans) -> Option
 /// The stock helper `helper` evaluating `seeds` (of `suite`: `moe`, or None for graphs),
 /// started now so that it runs beside this process.
 fn spawn(helper: &Path, suite: Option<&str>, seeds: &[u64]) -> Child {
-    Command::new(helper)
+    let mut command = Command::new(helper);
+    // MLX's CUDA backend caches run-time compiled kernels by module name, and a patch can change
+    // a kernel's source under the same name: stock must never load what the patched build
+    // compiled, so the helper keeps its own cache beside this process's.
+    if let Some(cache) = std::env::var_os("MLX_PTX_CACHE_DIR") {
+        command.env("MLX_PTX_CACHE_DIR", Path::new(&cache).join("stock-helper"));
+    }
+    command
         .args(suite)
         .args(seeds.iter().map(u64::to_string))
         .stdout(Stdio::piped())
