@@ -6,6 +6,8 @@
 
 pub mod manifest;
 
+use mlx_ab_protocol::ops::Op;
+use mlx_ab_protocol::routing::Routing;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -15,8 +17,6 @@ use std::path::{Path, PathBuf};
 pub const DEFAULT_FOLDERS: &[&str] = &["reports/h200/ops", "reports/cpu/ops"];
 /// Where the PNGs go, relative to the repository root.
 pub const PLOTS_DIR: &str = "reports/plots";
-/// op-bench's gather_qmm shape when the point's args name none: experts, hidden size, width.
-pub const DEFAULT_GATHER_SHAPE: [u64; 3] = [128, 2048, 768];
 
 /// The two plots, each drawn once per machine folder.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -90,36 +90,23 @@ pub enum Shape {
     },
 }
 
-/// The point's kind and shape from its args (`gather_qmm affine4 up 8 [E H W [ROUTING]]`,
-/// `softmax float32 8 512 2048`), or why it cannot be drawn.
-pub fn parse(op: &str, args: &str) -> Result<(Kind, Shape), String> {
-    let w: Vec<&str> = args.split_whitespace().collect();
-    let num = |i: usize| -> Result<u64, String> {
-        w.get(i)
-            .and_then(|s| s.parse::<u64>().ok())
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("args `{args}`: word {} is not a positive number", i + 1))
-    };
+/// The point's kind and shape from its args (`mlx_ab_protocol::ops::Op`'s words:
+/// `gather_qmm affine4 up 8 [E H W [ROUTING]]`, `softmax float32 8 512 2048`), or why it
+/// cannot be drawn.
+pub fn parse(args: &str) -> Result<(Kind, Shape), String> {
+    let op = Op::parse(args)?;
+    let name = op.name().to_string();
     match op {
-        "gather_qmm" if matches!(w.len(), 4 | 7 | 8) => {
-            let shape =
-                if w.len() >= 7 { [num(4)?, num(5)?, num(6)?] } else { DEFAULT_GATHER_SHAPE };
-            let (mode, proj, rows) = (w[1].into(), w[2].into(), num(3)?);
-            let routing = w.get(7).map(|r| r.to_string());
+        Op::GatherQmm(q) => {
+            let routing = (q.routing != Routing::Uniform).then(|| q.routing.word().to_string());
+            let (mode, proj, rows, shape) = (q.mode, q.proj, q.rows_per_expert, q.shape);
             Ok((Kind::GatherQmm, Shape::Gather { mode, proj, rows, shape, routing }))
         }
-        "softmax" | "sdpa" if w.len() == 5 => Ok((
+        Op::Sdpa(a) | Op::Softmax(a) => Ok((
             Kind::CausalAttention,
-            Shape::Attention {
-                op: op.into(),
-                dtype: w[1].into(),
-                heads: num(2)?,
-                q: num(3)?,
-                kv: num(4)?,
-            },
+            Shape::Attention { op: name, dtype: a.dtype, heads: a.heads, q: a.q_len, kv: a.kv_len },
         )),
-        "gather_qmm" | "softmax" | "sdpa" => Err(format!("args `{args}` not understood")),
-        other => Err(format!("op `{other}` is in neither plot")),
+        _ => Err(format!("op `{name}` is in neither plot")),
     }
 }
 
@@ -309,7 +296,7 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
                             measures: entry.measures.clone(),
                         });
                     }
-                    let shape = match parse(&p.op, &p.args) {
+                    let shape = match parse(&p.args) {
                         Ok((_, shape)) => shape,
                         Err(why) => {
                             fig.not_drawn.push(format!("{path}: `{}` ({why})", p.args));
@@ -429,27 +416,27 @@ mod tests {
 
     #[test]
     fn args_give_panel_line_and_x() {
-        let (k, s) = parse("gather_qmm", "gather_qmm affine4 down 8").unwrap();
+        let (k, s) = parse("gather_qmm affine4 down 8").unwrap();
         assert_eq!(k, Kind::GatherQmm);
         assert_eq!(s.panel(), "affine4, E=128 experts, H=2048, W=768");
         assert_eq!((s.line().as_str(), s.dashed(), s.x()), ("affine4 down", true, 8));
-        let (_, s) = parse("gather_qmm", "gather_qmm mxfp4 up 4 32 512 512").unwrap();
+        let (_, s) = parse("gather_qmm mxfp4 up 4 32 512 512").unwrap();
         assert_eq!(s.panel(), "mxfp4, E=32 experts, H=512, W=512");
-        let (_, s) = parse("gather_qmm", "gather_qmm mxfp4 up 4 32 512 512 hot").unwrap();
+        let (_, s) = parse("gather_qmm mxfp4 up 4 32 512 512 hot").unwrap();
         assert_eq!(
             (s.panel().as_str(), s.line().as_str()),
             ("mxfp4, E=32 experts, H=512, W=512", "mxfp4 up hot")
         );
-        let (k, s) = parse("softmax", "softmax float32 8 512 2048").unwrap();
+        let (k, s) = parse("softmax float32 8 512 2048").unwrap();
         assert_eq!(k, Kind::CausalAttention);
         assert_eq!(
             (s.line().as_str(), s.dashed(), s.x()),
             ("softmax float32 H=8 L_q=512", true, 2048)
         );
-        let (_, s) = parse("sdpa", "sdpa bfloat16 8 8192 8192").unwrap();
+        let (_, s) = parse("sdpa bfloat16 8 8192 8192").unwrap();
         assert_eq!(s.line(), "SDPA bfloat16 H=8 L_q=L_kv");
-        assert!(parse("sdpa", "sdpa float32 8 2048").is_err());
-        assert!(parse("matmul", "matmul 1 2 3").is_err());
+        assert!(parse("sdpa float32 8 2048").is_err());
+        assert!(parse("matmul 1 2 3").is_err());
     }
 
     #[test]

@@ -3,45 +3,20 @@
 //! keyed generator, so every arm computes on the same bits; each reply carries a digest of the
 //! output bits, so the driver checks the arms agree bit for bit at every point it times.
 //!
-//! Requests, one per line on stdin (replies, one line each on stdout):
-//!   gather_qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH [ROUTING]] CALLS REPS
-//!       sorted-rhs gather_qmm, by default with Qwen3-30B-A3B expert shapes (128 experts,
-//!       hidden 2048, expert width 768): PROJ `up` is HIDDEN -> WIDTH, `down` WIDTH -> HIDDEN;
-//!       MODE `affine4` (g64), `mxfp4`, `nvfp4`, `mxfp8`; bf16 activations;
-//!       EXPERTS * ROWS_PER_EXPERT rows, spread over the experts as ROUTING says
-//!       (`uniform`, the default, `zipf` or `hot`: mlx_ab_protocol::routing).
-//!   qmm MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH] CALLS REPS
-//!       dense quantized_matmul of the same EXPERTS * ROWS_PER_EXPERT rows with one expert's
-//!       weights: the same flops as that gather_qmm (upstream issue #4339's equal-flop
-//!       comparison), so its rate is what MLX reaches on these shapes without the gather.
-//!   sdpa DTYPE HEADS Q_LEN KV_LEN CALLS REPS
-//!       causal scaled_dot_product_attention, head dim 128, on `float32` / `float16` / `bfloat16`.
-//!   softmax DTYPE HEADS Q_LEN KV_LEN CALLS REPS
-//!       the causal softmax stage of that attention's fallback on held scores: stock MLX's
-//!       greater_equal / where / softmax chain, or with the fused-causal-softmax patch its kernel.
-//!   graph SHAPE NODES CALLS REPS
-//!       the cost per node of building and evaluating a graph on the CPU (`chain`, `fanin`,
-//!       `multiout`, `streams` of NODES scalar nodes, or `decode`: NODES decode-shaped layers),
-//!       the path the eval-walk patch changes; CALLS is ignored (one graph per timing).
-//!   sdpa_grad MASK HEADS LEN HEAD_DIM CALLS REPS
-//!       one causal-attention training step on the CPU (float32, loss = sum(sdpa^2), gradients
-//!       of q, k and v): MASK `causal` (the mode string: the fused-causal-softmax patch's
-//!       backward) or `array` (the same mask as a bool array: stock's chain in any build);
-//!       CALLS is ignored.
-//!   quit
-//! Each timed request evaluates CALLS independent calls as one graph, REPS times; the reply is
-//! `ok SECONDS_PER_CALL PEAK_BYTES DIGEST` (median over the reps) or `error MESSAGE`.
+//! Requests and replies: `mlx_ab_protocol::ops` (JSON lines: `OpRequest` on stdin, `OpReply`
+//! on stdout), which also documents each op. Inputs are bf16 unless the op names a dtype;
+//! quantized weights are made once per (mode, projection, shape, dense).
 
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
-use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
+use mlx::quantized::{
+    gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized as Quantized_,
+};
 use mlx::{memory, random, Array, Dtype, Result};
-use mlx_ab_protocol::routing::Routing;
+use mlx_ab_protocol::ops::{Attention, Op, OpReply, OpRequest, Quantized};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
 
-/// Qwen3-30B-A3B's experts: count, hidden size, expert width.
-const QWEN3_30B_A3B_EXPERTS: [usize; 3] = [128, 2048, 768];
 const HEAD_DIM: i32 = 128;
 
 fn params(mode: &str) -> std::result::Result<QuantParams, String> {
@@ -69,8 +44,8 @@ fn digest(a: &Array) -> Result<u64> {
 }
 
 /// Evaluates `make()` `reps` times; median seconds per call, peak memory, digest of one output.
-fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<String> {
-    let mut seconds = Vec::with_capacity(reps);
+fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpReply> {
+    let mut seconds = Vec::with_capacity(reps as usize);
     let mut first = None;
     memory::reset_peak_memory();
     for _ in 0..reps.max(1) {
@@ -83,47 +58,34 @@ fn time(calls: usize, reps: usize, make: impl Fn() -> Result<Array>) -> Result<S
     }
     let median = mlx_model::median(&seconds).expect("at least one rep, all finite");
     let digest = digest(first.as_ref().expect("at least one rep"))?;
-    Ok(format!("ok {median:.9e} {} {digest:016x}", memory::peak_memory()))
+    Ok(OpReply::Timed {
+        seconds_per_call: median,
+        peak_bytes: memory::peak_memory() as u64,
+        digest: format!("{digest:016x}"),
+    })
 }
 
 /// Quantized weights, made once per (mode, projection, shape, dense): every expert's for
 /// gather_qmm, one expert's for qmm.
-type Weights = HashMap<(String, String, [usize; 3], bool), (Quantized, QuantParams, i32)>;
+type Weights = HashMap<(String, String, [u64; 3], bool), (Quantized_, QuantParams, i32)>;
 
 /// `gather_qmm` (`dense` false) or `qmm` (true): the same rows, sorted by expert for the gather.
 fn quantized_case(
     weights: &mut Weights,
-    args: &[&str],
+    op: &Quantized,
     dense: bool,
-) -> std::result::Result<String, String> {
-    let usage = "gather_qmm and qmm want MODE PROJ ROWS_PER_EXPERT [EXPERTS HIDDEN WIDTH \
-                 [ROUTING]] CALLS REPS (qmm: no ROUTING)";
-    let (mode, proj, rows, shape, routing, calls, reps) = match args {
-        [mode, proj, rows, calls, reps] => {
-            (mode, proj, rows, QWEN3_30B_A3B_EXPERTS, Routing::Uniform, calls, reps)
-        }
-        [mode, proj, rows, experts, hidden, width, rest @ ..] => {
-            let shape = [number(experts)?, number(hidden)?, number(width)?];
-            match rest {
-                [calls, reps] => (mode, proj, rows, shape, Routing::Uniform, calls, reps),
-                [routing, calls, reps] if !dense => {
-                    (mode, proj, rows, shape, Routing::parse(routing)?, calls, reps)
-                }
-                _ => return Err(usage.into()),
-            }
-        }
-        _ => return Err(usage.into()),
-    };
-    let (rows, calls, reps) = (number(rows)?, number(calls)?, number(reps)?);
-    let [experts, hidden, width] = shape.map(|v| v as i32);
-    let (n, k) = match *proj {
+    calls: u64,
+    reps: u64,
+) -> std::result::Result<OpReply, String> {
+    let [experts, hidden, width] = op.shape.map(|v| v as i32);
+    let (n, k) = match op.proj.as_str() {
         "up" => (width, hidden),
         "down" => (hidden, width),
-        _ => return Err(format!("unknown projection {proj:?} (up, down)")),
+        proj => return Err(format!("unknown projection {proj:?} (up, down)")),
     };
-    let key = (mode.to_string(), proj.to_string(), shape, dense);
+    let key = (op.mode.clone(), op.proj.clone(), op.shape, dense);
     if !weights.contains_key(&key) {
-        let p = params(mode)?;
+        let p = params(&op.mode)?;
         let w = if dense { vec![n, k] } else { vec![experts, n, k] };
         let w = normal(&w, Dtype::Bfloat16, 0.05, 11).map_err(err)?;
         let q = quantize(&w, p).map_err(err)?;
@@ -133,7 +95,7 @@ fn quantized_case(
         weights.insert(key.clone(), (q, p, k));
     }
     let (q, p, k) = &weights[&key];
-    let m = experts * rows as i32;
+    let m = experts * op.rows_per_expert as i32;
     if dense {
         let x = normal(&[m, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
         mlx::eval(&[&x]).map_err(err)?;
@@ -141,7 +103,7 @@ fn quantized_case(
         return time(calls, reps, make).map_err(err);
     }
     let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
-    let experts = routing.sorted_experts(experts as usize, rows);
+    let experts = op.routing.sorted_experts(experts as usize, op.rows_per_expert as usize);
     let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
     mlx::eval(&[&x, &rhs]).map_err(err)?;
     let make = || {
@@ -150,29 +112,14 @@ fn quantized_case(
     time(calls, reps, make).map_err(err)
 }
 
-/// An attention request's DTYPE HEADS Q_LEN KV_LEN CALLS REPS.
-struct AttentionArgs {
-    dtype: Dtype,
-    heads: i32,
-    q_len: i32,
-    kv_len: i32,
-    calls: usize,
-    reps: usize,
-}
-
-fn attention_args(what: &str, args: &[&str]) -> std::result::Result<AttentionArgs, String> {
-    let [dtype, heads, q_len, kv_len, calls, reps] = args else {
-        return Err(format!("{what} wants DTYPE HEADS Q_LEN KV_LEN CALLS REPS"));
-    };
-    let dtype = match *dtype {
-        "float32" => Dtype::Float32,
-        "float16" => Dtype::Float16,
-        "bfloat16" => Dtype::Bfloat16,
-        _ => return Err(format!("unknown dtype {dtype:?} (float32, float16, bfloat16)")),
-    };
-    let [heads, q_len, kv_len] =
-        [number(heads)?, number(q_len)?, number(kv_len)?].map(|v| v as i32);
-    Ok(AttentionArgs { dtype, heads, q_len, kv_len, calls: number(calls)?, reps: number(reps)? })
+/// An attention op's dtype.
+fn dtype(a: &Attention) -> std::result::Result<Dtype, String> {
+    match a.dtype.as_str() {
+        "float32" => Ok(Dtype::Float32),
+        "float16" => Ok(Dtype::Float16),
+        "bfloat16" => Ok(Dtype::Bfloat16),
+        other => Err(format!("unknown dtype {other:?} (float32, float16, bfloat16)")),
+    }
 }
 
 /// finfo(dtype).min, what the stock chain writes at masked keys.
@@ -206,15 +153,16 @@ fn causal_softmax(x: &Array) -> Result<Array> {
     Ok(Array::from_raw(ffi::causal_softmax(x.as_raw(), true)?).expect("non-null on success"))
 }
 
-fn softmax_case(args: &[&str]) -> std::result::Result<String, String> {
-    let a = attention_args("softmax", args)?;
-    let scores = normal(&[1, a.heads, a.q_len, a.kv_len], a.dtype, 3.0, 24).map_err(err)?;
+fn softmax_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpReply, String> {
+    let shape = [1, a.heads as i32, a.q_len as i32, a.kv_len as i32];
+    let scores = normal(&shape, dtype(a)?, 3.0, 24).map_err(err)?;
     mlx::eval(&[&scores]).map_err(err)?;
-    time(a.calls, a.reps, || causal_softmax(&scores)).map_err(err)
+    time(calls, reps, || causal_softmax(&scores)).map_err(err)
 }
 
-fn sdpa_case(args: &[&str]) -> std::result::Result<String, String> {
-    let AttentionArgs { dtype, heads, q_len, kv_len, calls, reps } = attention_args("sdpa", args)?;
+fn sdpa_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpReply, String> {
+    let dtype = dtype(a)?;
+    let (heads, q_len, kv_len) = (a.heads as i32, a.q_len as i32, a.kv_len as i32);
     let q = normal(&[1, heads, q_len, HEAD_DIM], dtype, 1.0, 21).map_err(err)?;
     let k = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 22).map_err(err)?;
     let v = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 23).map_err(err)?;
@@ -230,26 +178,27 @@ fn timing_reply(
         mlx_ext::ffi::bench_graphs::ffi::BenchTiming,
         impl std::fmt::Display,
     >,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<OpReply, String> {
     let t = timing.map_err(|e| e.to_string().replace('\n', " "))?;
     let output = Array::from_raw(t.output).map_err(err)?;
-    Ok(format!("ok {:.9e} {} {:016x}", t.seconds, t.peak_bytes, digest(&output).map_err(err)?))
+    Ok(OpReply::Timed {
+        seconds_per_call: t.seconds,
+        peak_bytes: t.peak_bytes,
+        digest: format!("{:016x}", digest(&output).map_err(err)?),
+    })
 }
 
-fn graph_case(args: &[&str]) -> std::result::Result<String, String> {
-    let [shape, nodes, _calls, reps] = args else {
-        return Err("graph wants SHAPE NODES CALLS REPS".into());
-    };
+fn graph_case(graph: &str, nodes: u64, reps: u64) -> std::result::Result<OpReply, String> {
     let (nodes, reps) = (count(nodes)?, count(reps)?);
     // SAFETY: op-bench is single-threaded: nothing else uses MLX during the call.
-    timing_reply(unsafe { mlx_ext::ffi::bench_graphs::ffi::eval_graph_bench(shape, nodes, reps) })
+    timing_reply(unsafe { mlx_ext::ffi::bench_graphs::ffi::eval_graph_bench(graph, nodes, reps) })
 }
 
-fn sdpa_grad_case(args: &[&str]) -> std::result::Result<String, String> {
-    let [mask, heads, len, head_dim, _calls, reps] = args else {
-        return Err("sdpa_grad wants MASK HEADS LEN HEAD_DIM CALLS REPS".into());
-    };
-    let array_mask = match *mask {
+fn sdpa_grad_case(
+    mask: &str,
+    [heads, len, head_dim, reps]: [u64; 4],
+) -> std::result::Result<OpReply, String> {
+    let array_mask = match mask {
         "causal" => false,
         "array" => true,
         _ => return Err(format!("unknown mask {mask:?} (causal, array)")),
@@ -263,46 +212,56 @@ fn sdpa_grad_case(args: &[&str]) -> std::result::Result<String, String> {
     })
 }
 
-/// A positive count that fits C++'s 32-bit parameters.
-fn count(s: &str) -> std::result::Result<u32, String> {
-    number(s)?.try_into().map_err(|_| format!("{s} is too large"))
-}
-
-fn number(s: &str) -> std::result::Result<usize, String> {
-    s.parse::<usize>()
-        .ok()
-        .filter(|&v| v > 0)
-        .ok_or_else(|| format!("not a positive integer: {s:?}"))
+/// A count that fits C++'s 32-bit parameters.
+fn count(v: u64) -> std::result::Result<u32, String> {
+    v.try_into().map_err(|_| format!("{v} is too large"))
 }
 
 fn err(e: mlx::Error) -> String {
     e.to_string().replace('\n', " ")
 }
 
+fn reply(
+    weights: &mut Weights,
+    op: &Op,
+    calls: u64,
+    reps: u64,
+) -> std::result::Result<OpReply, String> {
+    match op {
+        Op::GatherQmm(q) => quantized_case(weights, q, false, calls, reps),
+        Op::Qmm(q) => quantized_case(weights, q, true, calls, reps),
+        Op::Sdpa(a) => sdpa_case(a, calls, reps),
+        Op::Softmax(a) => softmax_case(a, calls, reps),
+        Op::Graph { graph, nodes } => graph_case(graph, *nodes, reps),
+        Op::SdpaGrad { mask, heads, len, head_dim } => {
+            sdpa_grad_case(mask, [*heads, *len, *head_dim, reps])
+        }
+    }
+}
+
 fn main() {
     let mut out = std::io::stdout().lock();
+    let mut send = |reply: &OpReply| {
+        let line = serde_json::to_string(reply).expect("replies serialize");
+        // A closed pipe means the driver is gone.
+        writeln!(out, "{line}").and_then(|()| out.flush()).is_ok()
+    };
     if let Err(e) = mlx::backend::check_loaded_build() {
-        let _ = writeln!(out, "error {}", err(e));
+        send(&OpReply::Error { message: err(e) });
         std::process::exit(2);
     }
     let mut weights = Weights::new();
     for line in std::io::stdin().lock().lines() {
         let Ok(line) = line else { break };
-        let words: Vec<&str> = line.split_whitespace().collect();
-        let reply = match words.split_first() {
-            None => continue,
-            Some((&"quit", _)) => break,
-            Some((&"gather_qmm", args)) => quantized_case(&mut weights, args, false),
-            Some((&"qmm", args)) => quantized_case(&mut weights, args, true),
-            Some((&"sdpa", args)) => sdpa_case(args),
-            Some((&"softmax", args)) => softmax_case(args),
-            Some((&"graph", args)) => graph_case(args),
-            Some((&"sdpa_grad", args)) => sdpa_grad_case(args),
-            Some((what, _)) => Err(format!("unknown request {what:?}")),
+        if line.trim().is_empty() {
+            continue;
+        }
+        let answer = match serde_json::from_str::<OpRequest>(&line) {
+            Ok(OpRequest::Quit) => break,
+            Ok(OpRequest::Time { op, calls, reps }) => reply(&mut weights, &op, calls, reps),
+            Err(e) => Err(format!("not a request ({e}): {line}")),
         };
-        let line = reply.unwrap_or_else(|e| format!("error {e}"));
-        // A closed pipe means the driver is gone.
-        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+        if !send(&answer.unwrap_or_else(|message| OpReply::Error { message })) {
             break;
         }
     }

@@ -6,7 +6,8 @@
 //! the loads that can make it lose.
 
 /// A load pattern over experts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
 pub enum Routing {
     /// Every expert gets `rows_per_expert` rows.

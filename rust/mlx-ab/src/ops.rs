@@ -12,6 +12,7 @@ use crate::ops_report::{self, Meta, PointResult, Report, Times, TOOL};
 use crate::ops_worker::{Halt, OpWorker};
 use crate::schedule::{self, Arm, Step};
 use crate::stats::{self, BOOTSTRAP_ITERATIONS};
+use mlx_ab_protocol::ops::OpRequest;
 use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicI32, Ordering};
@@ -95,8 +96,8 @@ fn measure(
     seed: u64,
 ) -> Result<PointResult, Halt> {
     let stop = &stop_requested as &dyn Fn() -> Option<String>;
-    let request = format!("{} {}", point.args, point.calls);
-    let warmup = format!("{request} 1");
+    let request = |reps| OpRequest::Time { op: point.request.clone(), calls: point.calls, reps };
+    let warmup = request(1);
     let mut digests = BTreeSet::new();
     // Both at once: JIT compilation and weight quantization of both arms overlap.
     for w in workers.iter_mut() {
@@ -105,7 +106,7 @@ fn measure(
     for w in workers.iter_mut() {
         digests.insert(w.receive(&warmup, stop)?.digest);
     }
-    let timed = format!("{request} {reps}");
+    let timed = request(reps as u64);
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
     for step in schedule::plan(pairs, 0) {

@@ -1,7 +1,8 @@
-//! The points of an `mlx-ab ops` sweep: the `op-bench` request of each (benches/src/bin/op-bench.rs)
-//! and the work it does (flops, fewest bytes), for the rates in the report. Points, order and
+//! The points of an `mlx-ab ops` sweep: the op each times (`mlx_ab_protocol::ops`) and the work
+//! it does (flops, fewest bytes), for the rates in the report. Points, order and
 //! fields are those of the retired scripts/op_ab.py, so old and new reports line up.
 
+use mlx_ab_protocol::ops::{Attention, Op, Quantized};
 use mlx_ab_protocol::routing::Routing;
 use serde::Serialize;
 
@@ -9,8 +10,7 @@ use serde::Serialize;
 /// affine takes qmm_sm80 in both builds (a control).
 pub const MODES: [&str; 4] = ["mxfp4", "nvfp4", "mxfp8", "affine4"];
 pub const ROWS_PER_EXPERT: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
-/// Sorted-rhs gather_qmm: experts, hidden size, expert width (op-bench's default).
-pub const QWEN3_30B_A3B: [u64; 3] = [128, 2048, 768];
+pub use mlx_ab_protocol::ops::QWEN3_30B_A3B;
 pub const PROJECTIONS: [&str; 2] = ["up", "down"];
 /// op-bench's attention head dimension.
 const HEAD_DIM: u64 = 128;
@@ -111,7 +111,10 @@ pub struct Point {
     pub op: String,
     #[serde(flatten)]
     pub kind: Kind,
-    /// The request, less CALLS and REPS.
+    /// What the worker times.
+    #[serde(skip)]
+    pub request: Op,
+    /// `request` in words (`Op`'s Display), the key of the point in every report.
     pub args: String,
     /// Independent calls evaluated as one graph per timing.
     pub calls: u64,
@@ -162,7 +165,14 @@ pub fn gather_points(
             for &routing in routings {
                 for &r in rows {
                     let skewed = (routing != Routing::Uniform).then(|| routing.word().to_string());
-                    let word = skewed.as_ref().map(|w| format!(" {w}")).unwrap_or_default();
+                    let q = Quantized {
+                        mode: mode.clone(),
+                        proj: proj.into(),
+                        rows_per_expert: r,
+                        shape,
+                        routing,
+                    };
+                    let request = if op == "qmm" { Op::Qmm(q) } else { Op::GatherQmm(q) };
                     points.push(Point {
                         op: op.into(),
                         kind: Kind::Gather {
@@ -171,7 +181,8 @@ pub fn gather_points(
                             rows_per_expert: r,
                             routing: skewed,
                         },
-                        args: format!("{op} {mode} {proj} {r} {experts} {hidden} {width}{word}"),
+                        args: request.to_string(),
+                        request,
                         // Enough calls per graph that one timing spans milliseconds, not launch
                         // latency.
                         calls: (32 / r).max(1),
@@ -187,13 +198,15 @@ pub fn gather_points(
 }
 
 /// A point timed one call per graph, with no work figures (callers add flops or bytes).
-fn single_call(op: &str, kind: Kind, args: String) -> Point {
-    Point { op: op.into(), kind, args, calls: 1, flops: 0, bytes: None, shape: None }
+fn single_call(kind: Kind, request: Op) -> Point {
+    let (op, args) = (request.name().into(), request.to_string());
+    Point { op, kind, request, args, calls: 1, flops: 0, bytes: None, shape: None }
 }
 
 fn attention(op: &str, dtype: &str, heads: u64, q_len: u64, kv_len: u64) -> Point {
     let kind = Kind::Attention { dtype: dtype.into(), heads, q_len, kv_len };
-    single_call(op, kind, format!("{op} {dtype} {heads} {q_len} {kv_len}"))
+    let a = Attention { dtype: dtype.into(), heads, q_len, kv_len };
+    single_call(kind, if op == "sdpa" { Op::Sdpa(a) } else { Op::Softmax(a) })
 }
 
 pub fn sdpa_points() -> Vec<Point> {
@@ -228,7 +241,7 @@ pub fn graph_points() -> Vec<Point> {
         .iter()
         .map(|&(shape, nodes)| {
             let kind = Kind::Graph { graph: shape.into(), nodes };
-            single_call("graph", kind, format!("graph {shape} {nodes}"))
+            single_call(kind, Op::Graph { graph: shape.into(), nodes })
         })
         .collect()
 }
@@ -238,7 +251,7 @@ pub fn sdpa_grad_points() -> Vec<Point> {
         .iter()
         .map(|&(mask, heads, len, head_dim)| {
             let kind = Kind::TrainStep { mask: mask.into(), heads, len, head_dim };
-            single_call("sdpa_grad", kind, format!("sdpa_grad {mask} {heads} {len} {head_dim}"))
+            single_call(kind, Op::SdpaGrad { mask: mask.into(), heads, len, head_dim })
         })
         .collect()
 }

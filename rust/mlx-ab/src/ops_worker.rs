@@ -1,7 +1,9 @@
 //! One arm's `op-bench` process for `mlx-ab ops`: start it against its arm's libmlx, send
-//! request lines, read `ok SECONDS PEAK DIGEST` replies. Replies are read on a thread so that
-//! waiting on a slow op still notices SIGTERM / SIGINT (a time limit) within a fraction of a
-//! second.
+//! requests, read replies (`mlx_ab_protocol::ops`, JSON lines). Replies are read on a thread so
+//! that waiting on a slow op still notices SIGTERM / SIGINT (a time limit) within a fraction of
+//! a second.
+
+use mlx_ab_protocol::ops::{OpReply, OpRequest};
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
@@ -27,17 +29,14 @@ pub struct Reply {
     pub digest: String,
 }
 
-/// `ok SECONDS_PER_CALL PEAK_BYTES DIGEST`, or `error MESSAGE` (op-bench's replies).
+/// A reply line: the timing, or the worker's error message.
 pub fn parse_reply(line: &str) -> Result<Reply, String> {
-    let words: Vec<&str> = line.split_whitespace().collect();
-    match words.as_slice() {
-        ["ok", seconds, peak, digest, ..] => {
-            let seconds = seconds.parse().map_err(|_| format!("bad seconds in {line:?}"))?;
-            let peak_bytes = peak.parse().map_err(|_| format!("bad peak bytes in {line:?}"))?;
-            Ok(Reply { seconds, peak_bytes, digest: digest.to_string() })
+    match serde_json::from_str::<OpReply>(line) {
+        Ok(OpReply::Timed { seconds_per_call, peak_bytes, digest }) => {
+            Ok(Reply { seconds: seconds_per_call, peak_bytes, digest })
         }
-        [] => Err("empty reply".into()),
-        [_, message @ ..] => Err(message.join(" ")),
+        Ok(OpReply::Error { message }) => Err(message),
+        Err(e) => Err(format!("not a reply ({e}): {line:?}")),
     }
 }
 
@@ -90,18 +89,23 @@ impl OpWorker {
         Ok(OpWorker { name: name.into(), child, stdin, lines })
     }
 
-    pub fn send(&mut self, line: &str) -> Result<(), Halt> {
+    pub fn send(&mut self, request: &OpRequest) -> Result<(), Halt> {
+        let line = serde_json::to_string(request).expect("requests serialize");
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| Halt::Failed(format!("worker {}: writing {line:?}: {e}", self.name)))
+            .map_err(|e| Halt::Failed(format!("worker {}: writing {line}: {e}", self.name)))
     }
 
     /// The reply to `request`, or the signal that stopped the wait (`stop`, polled).
     pub fn receive(
         &mut self,
-        request: &str,
+        request: &OpRequest,
         stop: &dyn Fn() -> Option<String>,
     ) -> Result<Reply, Halt> {
+        let request = match request {
+            OpRequest::Time { op, calls, reps } => format!("{op}, {calls} calls, {reps} reps"),
+            OpRequest::Quit => "quit".into(),
+        };
         loop {
             if let Some(signal) = stop() {
                 return Err(Halt::Stopped(signal));
@@ -128,7 +132,11 @@ impl OpWorker {
         }
     }
 
-    pub fn ask(&mut self, request: &str, stop: &dyn Fn() -> Option<String>) -> Result<Reply, Halt> {
+    pub fn ask(
+        &mut self,
+        request: &OpRequest,
+        stop: &dyn Fn() -> Option<String>,
+    ) -> Result<Reply, Halt> {
         self.send(request)?;
         self.receive(request, stop)
     }
@@ -138,7 +146,7 @@ impl OpWorker {
         if kill {
             let _ = self.child.kill();
         }
-        let _ = writeln!(self.stdin, "quit");
+        let _ = self.send(&OpRequest::Quit);
         drop(self.stdin);
         let _ = self.child.wait();
     }
@@ -150,13 +158,15 @@ mod tests {
 
     #[test]
     fn replies_parse_or_quote_the_error() {
-        let r = parse_reply("ok 2.5e-3 4096 00000000deadbeef").unwrap();
+        let timed = r#"{"reply":"timed","seconds_per_call":2.5e-3,"peak_bytes":4096,"digest":"00000000deadbeef"}"#;
+        let r = parse_reply(timed).unwrap();
         assert_eq!(
             (r.seconds, r.peak_bytes, r.digest.as_str()),
             (2.5e-3, 4096, "00000000deadbeef")
         );
-        assert_eq!(parse_reply("error [sdpa] out of memory"), Err("[sdpa] out of memory".into()));
-        assert!(parse_reply("ok x 1 d").is_err());
+        let error = r#"{"reply":"error","message":"[sdpa] out of memory"}"#;
+        assert_eq!(parse_reply(error), Err("[sdpa] out of memory".into()));
+        assert!(parse_reply("ok 2.5e-3 4096 00000000deadbeef").is_err());
         assert!(parse_reply("").is_err());
     }
 }

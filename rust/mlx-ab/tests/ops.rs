@@ -1,4 +1,5 @@
-//! `mlx-ab ops` over stand-in arms: shell scripts speaking op-bench's line protocol. Identical
+//! `mlx-ab ops` over stand-in arms: shell scripts speaking op-bench's protocol (JSON lines,
+//! `mlx_ab_protocol::ops`). Identical
 //! digests pass with A time / B time as the ratio, one differing digest fails the run (exit 1),
 //! a worker error leaves no report (exit 2), pairs run in `mlx-ab run`'s Thue-Morse order, a
 //! spent budget leaves points out, SIGTERM reports the finished points (exit 3).
@@ -14,7 +15,7 @@ const SAME: &str = "00000000deadbeef";
 
 /// How a stand-in op-bench answers.
 struct Fake<'a> {
-    /// `ok SECONDS PEAK DIGEST` or `error ...`, for every request.
+    /// The reply line to every request ([`timed`] or [`error`]).
     reply: &'a str,
     /// Each request is appended here as `NAME REQUEST` before the reply.
     log: Option<&'a Path>,
@@ -22,6 +23,17 @@ struct Fake<'a> {
     hang_after: Option<usize>,
     /// Seconds to sleep before each reply.
     delay: Option<&'a str>,
+}
+
+/// A reply of `seconds` per call, `peak` bytes and `digest`.
+fn timed(seconds: f64, peak: u64, digest: &str) -> String {
+    format!(
+        r#"{{"reply":"timed","seconds_per_call":{seconds:e},"peak_bytes":{peak},"digest":"{digest}"}}"#
+    )
+}
+
+fn error(message: &str) -> String {
+    format!(r#"{{"reply":"error","message":"{message}"}}"#)
 }
 
 fn fake(reply: &str) -> Fake<'_> {
@@ -34,7 +46,8 @@ fn arm(root: &Path, name: &str, f: &Fake) -> PathBuf {
     std::fs::create_dir_all(dir.join("bin")).unwrap();
     std::fs::create_dir_all(dir.join("lib")).unwrap();
     let mut script = String::from("#!/bin/sh\nn=0\nwhile read -r line; do\n");
-    script.push_str("  [ \"$line\" = quit ] && exit 0\n  n=$((n + 1))\n");
+    script
+        .push_str("  case \"$line\" in *'\"request\":\"quit\"'*) exit 0 ;; esac\n  n=$((n + 1))\n");
     if let Some(log) = f.log {
         script.push_str(&format!("  echo \"{name} $line\" >> '{}'\n", log.display()));
     }
@@ -73,7 +86,7 @@ fn run(a: &Fake, b: &Fake, pairs: &str) -> (Output, Option<Value>) {
 #[test]
 fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
     let (out, report) =
-        run(&fake(&format!("ok 2.0e-3 100 {SAME}")), &fake(&format!("ok 1.0e-3 300 {SAME}")), "6");
+        run(&fake(&timed(2.0e-3, 100, SAME)), &fake(&timed(1.0e-3, 300, SAME)), "6");
     assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
     let report = report.unwrap();
     let r = &report["results"][0];
@@ -129,7 +142,7 @@ fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
 #[test]
 fn one_differing_digest_fails_the_run() {
     let (out, report) =
-        run(&fake(&format!("ok 1.0e-3 100 {SAME}")), &fake("ok 1.0e-3 100 00000000deadbeee"), "2");
+        run(&fake(&timed(1.0e-3, 100, SAME)), &fake(&timed(1.0e-3, 100, "00000000deadbeee")), "2");
     assert_eq!(out.status.code(), Some(1), "{}", common::describe(&out));
     assert_eq!(report.unwrap()["results"][0]["identical"], false);
     assert!(String::from_utf8_lossy(&out.stdout).contains("**NO**"));
@@ -138,7 +151,7 @@ fn one_differing_digest_fails_the_run() {
 #[test]
 fn a_worker_error_leaves_no_report() {
     let (out, report) =
-        run(&fake(&format!("ok 1.0e-3 100 {SAME}")), &fake("error [sdpa] out of memory"), "2");
+        run(&fake(&timed(1.0e-3, 100, SAME)), &fake(&error("[sdpa] out of memory")), "2");
     assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("out of memory"));
     assert!(report.is_none());
@@ -147,7 +160,7 @@ fn a_worker_error_leaves_no_report() {
 #[test]
 fn a_missing_op_bench_is_an_error() {
     let d = tempfile::tempdir().unwrap();
-    let a = arm(d.path(), "a", &fake(&format!("ok 1.0e-3 100 {SAME}")));
+    let a = arm(d.path(), "a", &fake(&timed(1.0e-3, 100, SAME)));
     let out = ops(&a, &d.path().join("nothing"), &[], &d.path().join("r.json")).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
     assert!(String::from_utf8_lossy(&out.stderr).contains("op-bench is not an executable"));
@@ -157,7 +170,7 @@ fn a_missing_op_bench_is_an_error() {
 fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
     let d = tempfile::tempdir().unwrap();
     let log = d.path().join("requests");
-    let reply = format!("ok 1.0e-3 100 {SAME}");
+    let reply = timed(1.0e-3, 100, SAME);
     let f = Fake { log: Some(&log), ..fake(&reply) };
     let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
     let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", "8", "--reps", "5"];
@@ -169,20 +182,21 @@ fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
     let mut warm: Vec<&str> = lines[..2].iter().map(|l| &l[..1]).collect();
     warm.sort();
     assert_eq!(warm, ["a", "b"]);
-    assert!(lines[..2].iter().all(|l| l.ends_with(" sdpa float32 8 2048 2048 1 1")));
+    let request = r#"{"request":"time","op":{"op":"sdpa","dtype":"float32","heads":8,"q_len":2048,"kv_len":2048},"calls":1,"reps":"#;
+    assert!(lines[..2].iter().all(|l| l.ends_with(&format!("{request}1}}"))), "{lines:?}");
     // Pair k runs B first when k has an odd number of set bits.
     let expected: String =
         (0..8u32).map(|k| if k.count_ones() % 2 == 1 { "ba" } else { "ab" }).collect();
     let order: String = lines[2..].iter().map(|l| &l[..1]).collect();
     assert_eq!(order, expected);
-    assert!(lines[2..].iter().all(|l| l.ends_with(" sdpa float32 8 2048 2048 1 5")));
+    assert!(lines[2..].iter().all(|l| l.ends_with(&format!("{request}5}}"))), "{lines:?}");
 }
 
 #[test]
 fn a_spent_budget_leaves_the_later_points_out() {
     // Each point takes over a second (5 requests of 0.25 s, 4 of them in turn), so with a
     // one-second budget only the first starts.
-    let reply = format!("ok 1.0e-3 100 {SAME}");
+    let reply = timed(1.0e-3, 100, SAME);
     let f = Fake { delay: Some("0.25"), ..fake(&reply) };
     let d = tempfile::tempdir().unwrap();
     let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
@@ -203,7 +217,7 @@ fn a_spent_budget_leaves_the_later_points_out() {
 #[test]
 fn sigterm_reports_the_finished_points_and_exits_3() {
     let d = tempfile::tempdir().unwrap();
-    let reply = format!("ok 1.0e-3 100 {SAME}");
+    let reply = timed(1.0e-3, 100, SAME);
     // Each arm answers the first point's requests (warm-up + 2 pairs), then hangs.
     let f = Fake { hang_after: Some(3), ..fake(&reply) };
     let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));

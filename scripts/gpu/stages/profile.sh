@@ -36,7 +36,8 @@ run_profile() {
   if wants ncu && [[ -x $ncu ]]; then
     for arm in stock "${PROFILE_B:-patched}"; do
       for r in ${PROFILE_ROWS:-1 8 128}; do
-        printf 'gather_qmm affine4 up %s 128 2048 768 1 1\nquit\n' "$r" |
+        # One request of mlx_ab_protocol::ops (JSON lines): one call, one rep, then quit.
+        printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[128,2048,768],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$r" |
           MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
           timeout $(($(left) - 10)) "$ncu" --clock-control none --kernel-name regex:qm --launch-count 4 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
