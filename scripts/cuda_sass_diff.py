@@ -61,10 +61,8 @@ def main():
             with tarfile.open(archive) as t:
                 t.extractall(tmp / "deps", filter="data")
         trees = {"pristine": tmp / "pristine", "patched": tmp / "patched"}
-        shutil.copytree(mlx_build("pristine-source")[0], trees["pristine"])
-        shutil.copytree(trees["pristine"], trees["patched"])
-        for patch in mlx_build("patches", args.patches):
-            subprocess.run(["git", "apply", "--whitespace=nowarn", patch], cwd=trees["patched"], check=True)
+        for arm, patches in (("pristine", "none"), ("patched", args.patches)):
+            mlx_build("source", "--patches", patches, "--dest", str(trees[arm]))
         deps = tmp / "deps"
         found = {}
         for arm, root in trees.items():

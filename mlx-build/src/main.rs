@@ -13,6 +13,11 @@
 //!                                            do those patches apply to the source (default: the
 //!                                            pinned v0.32.4), each alone and all in order? Exit 1
 //!                                            if not (an upstream pull request's check)
+//!     mlx-build source --patches LIST --dest DIR [--source DIR]
+//!                                            the source (default: the pinned v0.32.4) with
+//!                                            those patches applied, copied into DIR (which
+//!                                            must not exist): a patched tree for tools that
+//!                                            compile single files (scripts/cuda_sass_diff.py)
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
 //!     mlx-build ids LIST                     patch ids, series order (an unknown id is an error)
 //!     mlx-build env                          every environment variable the project reads, as the
@@ -72,8 +77,10 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
         }
         Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
         Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
+        Some((cmd, rest)) if cmd == "source" => patched_source(rest).map(|dir| vec![dir]),
         _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
                   mlx-build apply-check --patches LIST [--source DIR] | \
+                  mlx-build source --patches LIST --dest DIR [--source DIR] | \
                   mlx-build patches LIST | mlx-build ids LIST | mlx-build env | mlx-build pristine-source"
             .into()),
     }
@@ -133,6 +140,31 @@ fn build(args: &[String]) -> Result<String, String> {
     std::fs::write(prefix.join(mlx_build::cache::SPEC_FILE), &spec.description)
         .map_err(|e| format!("writing the build spec: {e}"))?;
     Ok(prefix.display().to_string())
+}
+
+/// `mlx-build source ...`: the folder it filled.
+fn patched_source(args: &[String]) -> Result<String, String> {
+    let (mut list, mut dest, mut checkout) = (None, None, None);
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
+        match flag.as_str() {
+            "--patches" => list = Some(value()?),
+            "--dest" => dest = Some(PathBuf::from(value()?)),
+            "--source" => checkout = Some(PathBuf::from(value()?)),
+            other => return Err(format!("source: unknown option {other}")),
+        }
+    }
+    let list = list.ok_or("source: --patches all|none|ID,ID is required")?;
+    let dest = absolute(&dest.ok_or("source: --dest DIR is required")?)?;
+    if dest.exists() {
+        return Err(format!("source: {} exists", dest.display()));
+    }
+    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
+    let selected = patches::select(&series::parse_list(&list)?, &[])?;
+    mlx_build::files::copy_tree(&source.dir, &dest)?;
+    patches::apply_all(&dest, &selected)?;
+    Ok(dest.display().to_string())
 }
 
 /// cmake runs in other folders: every path it gets is absolute.

@@ -1,0 +1,38 @@
+//! `mlx-build source`: the pinned source with the asked patches applied, in a new folder.
+
+use std::path::Path;
+use std::process::Command;
+
+fn mlx_build(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_mlx-build")).args(args).output().unwrap()
+}
+
+fn read(tree: &Path, file: &str) -> String {
+    std::fs::read_to_string(tree.join(file)).unwrap()
+}
+
+#[test]
+fn source_applies_the_asked_patches_only() {
+    let d = tempfile::tempdir().unwrap();
+    let (stock, patched) = (d.path().join("stock"), d.path().join("patched"));
+    let file = "mlx/backend/cuda/quantized/quantized.cpp";
+    for (dest, list) in [(&stock, "none"), (&patched, "affine-gather-rhs")] {
+        let out = mlx_build(&["source", "--patches", list, "--dest", dest.to_str().unwrap()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), dest.to_str().unwrap());
+        assert!(!dest.join(".git").exists(), "the scratch repository is gone");
+    }
+    assert_ne!(read(&stock, file), read(&patched, file));
+    // The other patches' files are as in stock.
+    let walk = "mlx/transforms.cpp";
+    assert_eq!(read(&stock, walk), read(&patched, walk));
+
+    let again = mlx_build(&["source", "--patches", "none", "--dest", stock.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists"));
+    let unknown = d.path().join("unknown");
+    let out =
+        mlx_build(&["source", "--patches", "no-such-patch", "--dest", unknown.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!unknown.exists());
+}
