@@ -13,7 +13,6 @@ mod stock_helper;
 
 use mlx_tests::against_stock::{first_difference, Nans, Suite};
 use mlx_tests::graphs::{self, Kind, Output, Stats};
-use std::cell::RefCell;
 use stock_helper::stock_helper;
 
 /// Normal builds compare every bit, NaNs included. In a sanitized build (`scripts/sanitize`)
@@ -52,10 +51,10 @@ fn check_against_stock(
     seeds: &[u64],
     ours: impl Fn(u64) -> mlx::Result<(Vec<Output>, Stats)>,
 ) -> Result<Vec<Stats>, String> {
-    let stats = RefCell::new(Vec::with_capacity(seeds.len()));
+    let mut stats = Vec::with_capacity(seeds.len());
     let refused = suite().check(seeds, |seed| {
         ours(seed).map(|(outputs, graph)| {
-            stats.borrow_mut().push(graph);
+            stats.push(graph);
             outputs
         })
     })?;
@@ -64,7 +63,7 @@ fn check_against_stock(
     if refused > 0 {
         return Err(format!("{refused} graphs failed to evaluate here and in stock"));
     }
-    Ok(stats.into_inner())
+    Ok(stats)
 }
 
 /// The seeds of `seeds` whose graphs are compared (`graphs::compared`), saying how many are
