@@ -8,11 +8,9 @@
 //! quantized weights are made once per (mode, projection, shape, dense).
 
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
-use mlx::quantized::{
-    gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized as Quantized_,
-};
+use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
 use mlx::{memory, random, Array, Dtype, Result};
-use mlx_ab_protocol::ops::{Attention, Op, OpReply, OpRequest, Quantized};
+use mlx_ab_protocol::ops::{self, Attention, Op, OpReply, OpRequest};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -67,12 +65,12 @@ fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpRep
 
 /// Quantized weights, made once per (mode, projection, shape, dense): every expert's for
 /// gather_qmm, one expert's for qmm.
-type Weights = HashMap<(String, String, [u64; 3], bool), (Quantized_, QuantParams, i32)>;
+type Weights = HashMap<(String, String, [u64; 3], bool), (Quantized, QuantParams, i32)>;
 
 /// `gather_qmm` (`dense` false) or `qmm` (true): the same rows, sorted by expert for the gather.
 fn quantized_case(
     weights: &mut Weights,
-    op: &Quantized,
+    op: &ops::Quantized,
     dense: bool,
     calls: u64,
     reps: u64,
