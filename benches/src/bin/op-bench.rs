@@ -10,7 +10,7 @@
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
 use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
 use mlx::{memory, random, Array, Dtype, Result};
-use mlx_ab_protocol::ops::{self, Attention, Op, OpReply, OpRequest};
+use mlx_ab_protocol::ops::{self, Attention, Op, OpReply, OpRequest, Timing};
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::time::Instant;
@@ -56,11 +56,11 @@ fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpRep
     }
     let median = mlx_model::median(&seconds).expect("at least one rep, all finite");
     let digest = digest(first.as_ref().expect("at least one rep"))?;
-    Ok(OpReply::Timed {
+    Ok(OpReply::Timed(Timing {
         seconds_per_call: median,
         peak_bytes: memory::peak_memory() as u64,
         digest: format!("{digest:016x}"),
-    })
+    }))
 }
 
 /// Quantized weights, made once per (mode, projection, shape, dense): every expert's for
@@ -179,11 +179,11 @@ fn timing_reply(
 ) -> std::result::Result<OpReply, String> {
     let t = timing.map_err(|e| e.to_string().replace('\n', " "))?;
     let output = Array::from_raw(t.output).map_err(err)?;
-    Ok(OpReply::Timed {
+    Ok(OpReply::Timed(Timing {
         seconds_per_call: t.seconds,
         peak_bytes: t.peak_bytes,
         digest: format!("{:016x}", digest(&output).map_err(err)?),
-    })
+    }))
 }
 
 fn graph_case(graph: &str, nodes: u64, reps: u64) -> std::result::Result<OpReply, String> {

@@ -162,19 +162,21 @@ pub enum OpRequest {
     Quit,
 }
 
+/// What a timed request measured: the median over the reps of seconds per call, the peak
+/// memory, and a digest of one output's bits (every float dtype widened to f32), for the
+/// driver's bitwise check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub seconds_per_call: f64,
+    pub peak_bytes: u64,
+    pub digest: String,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum OpReply {
-    /// The median over the reps of seconds per call, the peak memory, and a digest of one
-    /// output's bits (every float dtype widened to f32), for the driver's bitwise check.
-    Timed {
-        seconds_per_call: f64,
-        peak_bytes: u64,
-        digest: String,
-    },
-    Error {
-        message: String,
-    },
+    Timed(Timing),
+    Error { message: String },
 }
 
 #[cfg(test)]
@@ -232,9 +234,16 @@ mod tests {
             serde_json::from_str::<OpRequest>(r#"{"request":"quit"}"#).unwrap(),
             OpRequest::Quit
         );
-        let reply =
-            OpReply::Timed { seconds_per_call: 2.5e-3, peak_bytes: 4096, digest: "00ff".into() };
+        let reply = OpReply::Timed(Timing {
+            seconds_per_call: 2.5e-3,
+            peak_bytes: 4096,
+            digest: "00ff".into(),
+        });
         let text = serde_json::to_string(&reply).unwrap();
+        assert_eq!(
+            text,
+            r#"{"reply":"timed","seconds_per_call":0.0025,"peak_bytes":4096,"digest":"00ff"}"#
+        );
         assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), reply);
     }
 }

@@ -113,7 +113,7 @@ fn measure(
         let Step::Measure { arm, pair } = step else { continue };
         let i = usize::from(arm == Arm::B);
         let reply = workers[i].ask(&timed, stop)?;
-        times[i][pair] = reply.seconds;
+        times[i][pair] = reply.seconds_per_call;
         peaks[i] = peaks[i].max(reply.peak_bytes);
         digests.insert(reply.digest);
     }

@@ -3,8 +3,7 @@
 //! that waiting on a slow op still notices SIGTERM / SIGINT (a time limit) within a fraction of
 //! a second.
 
-use mlx_ab_protocol::ops::{OpReply, OpRequest};
-
+use mlx_ab_protocol::ops::{OpReply, OpRequest, Timing};
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -22,19 +21,10 @@ pub enum Halt {
     Failed(String),
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct Reply {
-    pub seconds: f64,
-    pub peak_bytes: u64,
-    pub digest: String,
-}
-
 /// A reply line: the timing, or the worker's error message.
-pub fn parse_reply(line: &str) -> Result<Reply, String> {
+pub fn parse_reply(line: &str) -> Result<Timing, String> {
     match serde_json::from_str::<OpReply>(line) {
-        Ok(OpReply::Timed { seconds_per_call, peak_bytes, digest }) => {
-            Ok(Reply { seconds: seconds_per_call, peak_bytes, digest })
-        }
+        Ok(OpReply::Timed(timing)) => Ok(timing),
         Ok(OpReply::Error { message }) => Err(message),
         Err(e) => Err(format!("not a reply ({e}): {line:?}")),
     }
@@ -101,7 +91,7 @@ impl OpWorker {
         &mut self,
         request: &OpRequest,
         stop: &dyn Fn() -> Option<String>,
-    ) -> Result<Reply, Halt> {
+    ) -> Result<Timing, Halt> {
         let request = match request {
             OpRequest::Time { op, calls, reps } => format!("{op}, {calls} calls, {reps} reps"),
             OpRequest::Quit => "quit".into(),
@@ -136,7 +126,7 @@ impl OpWorker {
         &mut self,
         request: &OpRequest,
         stop: &dyn Fn() -> Option<String>,
-    ) -> Result<Reply, Halt> {
+    ) -> Result<Timing, Halt> {
         self.send(request)?;
         self.receive(request, stop)
     }
@@ -161,7 +151,7 @@ mod tests {
         let timed = r#"{"reply":"timed","seconds_per_call":2.5e-3,"peak_bytes":4096,"digest":"00000000deadbeef"}"#;
         let r = parse_reply(timed).unwrap();
         assert_eq!(
-            (r.seconds, r.peak_bytes, r.digest.as_str()),
+            (r.seconds_per_call, r.peak_bytes, r.digest.as_str()),
             (2.5e-3, 4096, "00000000deadbeef")
         );
         let error = r#"{"reply":"error","message":"[sdpa] out of memory"}"#;
