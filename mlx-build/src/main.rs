@@ -14,7 +14,7 @@
 //!                                            pinned v0.32.4), each alone and all in order? Exit 1
 //!                                            if not (an upstream pull request's check)
 //!     mlx-build source --patches LIST --dest DIR [--source DIR]
-//!                                            the source (default: the pinned v0.32.4) with
+//!                                            the source (as for build) with
 //!                                            those patches applied, copied into DIR (which
 //!                                            must not exist): a patched tree for tools that
 //!                                            compile single files (scripts/cuda_sass_diff.py)
@@ -86,40 +86,89 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
     }
 }
 
+/// A command's options: `--name VALUE` for the names it takes with a value (repeatable), and
+/// bare switches; any other word is an error naming the command.
+struct Flags {
+    command: &'static str,
+    values: Vec<(&'static str, String)>,
+    switches: Vec<&'static str>,
+}
+
+impl Flags {
+    fn parse(
+        command: &'static str,
+        args: &[String],
+        valued: &[&'static str],
+        switches: &[&'static str],
+    ) -> Result<Flags, String> {
+        let mut flags = Flags { command, values: Vec::new(), switches: Vec::new() };
+        let mut args = args.iter();
+        while let Some(flag) = args.next() {
+            if let Some(&name) = valued.iter().find(|&&n| n == flag) {
+                let value = args.next().ok_or(format!("{flag} wants a value"))?;
+                flags.values.push((name, value.clone()));
+            } else if let Some(&name) = switches.iter().find(|&&n| n == flag) {
+                flags.switches.push(name);
+            } else {
+                return Err(format!("{command}: unknown option {flag}"));
+            }
+        }
+        Ok(flags)
+    }
+
+    /// The last value of `name`.
+    fn value(&self, name: &str) -> Option<&str> {
+        self.values.iter().rev().find(|(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+        self.values.iter().filter(move |(n, _)| *n == name).map(|(_, v)| v.as_str())
+    }
+
+    fn required(&self, name: &str, what: &str) -> Result<&str, String> {
+        self.value(name).ok_or(format!("{}: {name} {what} is required", self.command))
+    }
+
+    fn switch(&self, name: &str) -> bool {
+        self.switches.contains(&name)
+    }
+
+    /// `--patches LIST`, as the selection of series patches it names.
+    fn patches(&self, extra: &[PathBuf]) -> Result<patches::Selection, String> {
+        patches::select(&series::parse_list(self.required("--patches", "all|none|ID,ID")?)?, extra)
+    }
+
+    /// The MLX source: `--source DIR`, else `MLX_SRC_DIR`, else the pinned v0.32.4.
+    fn source(&self) -> Result<source::Source, String> {
+        let checkout = self
+            .value("--source")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("MLX_SRC_DIR").map(PathBuf::from));
+        source::locate(checkout.as_deref(), &Cache::open()?)
+    }
+}
+
 /// `mlx-build build ...`: the install prefix it filled.
 fn build(args: &[String]) -> Result<String, String> {
-    let (mut list, mut prefix, mut tree, mut checkout) = (None, None, None, None);
-    let mut extra = Vec::new();
-    let mut cuda = false;
+    let flags = Flags::parse(
+        "build",
+        args,
+        &["--patches", "--prefix", "--tree", "--source", "--extra-patch", "--arch"],
+        &["--cuda", "--shared", "--cpp-suite", "--fetch-online"],
+    )?;
     let mut options = BuildOptions {
         backend: Backend::Cpu,
-        shared: false,
-        cpp_suite: false,
-        fetch_online: false,
+        shared: flags.switch("--shared"),
+        cpp_suite: flags.switch("--cpp-suite"),
+        fetch_online: flags.switch("--fetch-online"),
         sanitize: None,
     };
-    let mut arch = None;
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
-        match flag.as_str() {
-            "--patches" => list = Some(value()?),
-            "--prefix" => prefix = Some(PathBuf::from(value()?)),
-            "--tree" => tree = Some(PathBuf::from(value()?)),
-            "--source" => checkout = Some(PathBuf::from(value()?)),
-            "--extra-patch" => extra.push(PathBuf::from(value()?)),
-            "--arch" => arch = Some(value()?),
-            "--cuda" => cuda = true,
-            "--shared" => options.shared = true,
-            "--cpp-suite" => options.cpp_suite = true,
-            "--fetch-online" => options.fetch_online = true,
-            other => return Err(format!("build: unknown option {other}")),
-        }
-    }
-    let list = list.ok_or("build: --patches all|none|ID,ID is required")?;
-    let prefix = absolute(&prefix.ok_or("build: --prefix DIR is required")?)?;
-    let tree = absolute(tree.as_ref().unwrap_or(&prefix))?;
-    let toolkit = if cuda {
+    let extra: Vec<PathBuf> = flags.all("--extra-patch").map(PathBuf::from).collect();
+    let selected = flags.patches(&extra)?;
+    let arch = flags.value("--arch").map(String::from);
+    let prefix = absolute(Path::new(flags.required("--prefix", "DIR")?))?;
+    let tree = absolute(flags.value("--tree").map_or(&prefix, Path::new))?;
+    let toolkit = if flags.switch("--cuda") {
         options.backend = Backend::Cuda { architectures: arch };
         Some(cuda::locate()?)
     } else if arch.is_some() {
@@ -128,9 +177,7 @@ fn build(args: &[String]) -> Result<String, String> {
         None
     };
     options.fetch_online |= toolkit.as_ref().is_some_and(|t| !t.offline());
-    let checkout = checkout.or_else(|| std::env::var_os("MLX_SRC_DIR").map(PathBuf::from));
-    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
-    let selected = patches::select(&series::parse_list(&list)?, &extra)?;
+    let source = flags.source()?;
     let build =
         Build { source: &source, patches: &selected, options: &options, toolkit: toolkit.as_ref() };
     std::fs::create_dir_all(&prefix).map_err(|e| format!("creating {}: {e}", prefix.display()))?;
@@ -144,24 +191,13 @@ fn build(args: &[String]) -> Result<String, String> {
 
 /// `mlx-build source ...`: the folder it filled.
 fn patched_source(args: &[String]) -> Result<String, String> {
-    let (mut list, mut dest, mut checkout) = (None, None, None);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
-        match flag.as_str() {
-            "--patches" => list = Some(value()?),
-            "--dest" => dest = Some(PathBuf::from(value()?)),
-            "--source" => checkout = Some(PathBuf::from(value()?)),
-            other => return Err(format!("source: unknown option {other}")),
-        }
-    }
-    let list = list.ok_or("source: --patches all|none|ID,ID is required")?;
-    let dest = absolute(&dest.ok_or("source: --dest DIR is required")?)?;
+    let flags = Flags::parse("source", args, &["--patches", "--dest", "--source"], &[])?;
+    let selected = flags.patches(&[])?;
+    let dest = absolute(Path::new(flags.required("--dest", "DIR")?))?;
     if dest.exists() {
         return Err(format!("source: {} exists", dest.display()));
     }
-    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
-    let selected = patches::select(&series::parse_list(&list)?, &[])?;
+    let source = flags.source()?;
     mlx_build::files::copy_tree(&source.dir, &dest)?;
     patches::apply_all(&dest, &selected)?;
     Ok(dest.display().to_string())
@@ -174,20 +210,9 @@ fn absolute(path: &Path) -> Result<PathBuf, String> {
 
 /// `mlx-build apply-check ...`: one line per check; a failed check exits 1 after printing them.
 fn apply_check(args: &[String]) -> Result<Vec<String>, String> {
-    let (mut list, mut checkout) = (None, None);
-    let mut args = args.iter();
-    while let Some(flag) = args.next() {
-        let mut value = || args.next().cloned().ok_or(format!("{flag} wants a value"));
-        match flag.as_str() {
-            "--patches" => list = Some(value()?),
-            "--source" => checkout = Some(PathBuf::from(value()?)),
-            other => return Err(format!("apply-check: unknown option {other}")),
-        }
-    }
-    let list = list.ok_or("apply-check: --patches all|ID,ID is required")?;
-    let checkout = checkout.or_else(|| std::env::var_os("MLX_SRC_DIR").map(PathBuf::from));
-    let source = source::locate(checkout.as_deref(), &Cache::open()?)?;
-    let selected = patches::select(&series::parse_list(&list)?, &[])?;
+    let flags = Flags::parse("apply-check", args, &["--patches", "--source"], &[])?;
+    let selected = flags.patches(&[])?;
+    let source = flags.source()?;
     let scratch = std::env::temp_dir().join(format!(
         "mlx-build-apply-check-{}-{}",
         std::process::id(),
