@@ -214,6 +214,11 @@ mod tests {
         v.iter().flat_map(|x| x.to_ne_bytes()).collect()
     }
 
+    /// [`first_differing_element`] of 16-bit lanes under AnyPayload.
+    fn any16(dtype: Dtype, a: &[u16], b: &[u16]) -> Option<usize> {
+        first_differing_element(dtype, &u16_bytes(a), &u16_bytes(b), Nans::AnyPayload)
+    }
+
     /// AnyPayload passes NaNs of any sign and payload in the same places and fails on one
     /// differing bit, a NaN elsewhere, or a NaN against a number (inf, -0 included); Exact
     /// fails on a differing payload too.
@@ -237,29 +242,16 @@ mod tests {
         assert_eq!(exact(&[1.0, nan, -0.0, f32::INFINITY]), None);
         assert_eq!(exact(&[1.0, other_nan, -0.0, f32::INFINITY]), Some(1));
         // 16-bit: 0x7c00 (f16) and 0x7f80 (bf16) are inf, anything above them, of either sign, NaN.
-        let h = u16_bytes(&[0x3c00, 0x7e00, 0x7c00]);
-        let f16 = |b: &[u16]| {
-            first_differing_element(Dtype::Float16, &h, &u16_bytes(b), Nans::AnyPayload)
-        };
+        let h = [0x3c00, 0x7e00, 0x7c00];
+        let f16 = |b: &[u16]| any16(Dtype::Float16, &h, b);
         assert_eq!(f16(&[0x3c00, 0xfc01, 0x7c00]), None);
         assert_eq!(f16(&[0x3c00, 0x7e00, 0xfc00]), Some(2));
         assert_eq!(f16(&[0x3c01, 0x7e00, 0x7c00]), Some(0));
-        let b = u16_bytes(&[0x3f80, 0x7fc0, 0x7f80]);
-        let bf16 = |x: &[u16]| {
-            first_differing_element(Dtype::Bfloat16, &b, &u16_bytes(x), Nans::AnyPayload)
-        };
+        let bf16 = |x: &[u16]| any16(Dtype::Bfloat16, &[0x3f80, 0x7fc0, 0x7f80], x);
         assert_eq!(bf16(&[0x3f80, 0xff81, 0x7f80]), None);
         assert_eq!(bf16(&[0x3f80, 0x7fc0, 0x7f81]), Some(2));
         assert_eq!(bf16(&[0x3f80, 0x7f80, 0x7f80]), Some(1));
         // Integers have no NaNs: every bit counts whatever the rule.
-        assert_eq!(
-            first_differing_element(
-                Dtype::Uint16,
-                &h,
-                &u16_bytes(&[0x3c00, 0xfc01, 0x7c00]),
-                Nans::AnyPayload
-            ),
-            Some(1)
-        );
+        assert_eq!(any16(Dtype::Uint16, &h, &[0x3c00, 0xfc01, 0x7c00]), Some(1));
     }
 }

@@ -130,12 +130,13 @@ pub fn kind(seed: u64) -> Kind {
 /// (reports/upstream/cuda-build-graph-eval-differs.md): no comparison there could tell the
 /// patch from that. The tests count and print the seeds left out.
 pub fn compared(seed: u64) -> bool {
-    match std::env::var("MLX_TESTS_GRAPH_KINDS") {
-        Ok(list) => parse_kinds(&list)
-            .unwrap_or_else(|e| panic!("MLX_TESTS_GRAPH_KINDS: {e}"))
-            .contains(&kind(seed)),
-        Err(_) => true,
-    }
+    // Read once: the long mode asks for every one of 10,000 seeds.
+    static KINDS: std::sync::OnceLock<Option<Vec<Kind>>> = std::sync::OnceLock::new();
+    let kinds = KINDS.get_or_init(|| {
+        let list = std::env::var("MLX_TESTS_GRAPH_KINDS").ok()?;
+        Some(parse_kinds(&list).unwrap_or_else(|e| panic!("MLX_TESTS_GRAPH_KINDS: {e}")))
+    });
+    kinds.as_ref().is_none_or(|kinds| kinds.contains(&kind(seed)))
 }
 
 /// The kinds of a comma list of `small`, `chain`, `wide`.
