@@ -62,6 +62,22 @@ pub fn first_differing_element(dtype: Dtype, a: &[u8], b: &[u8], nans: Nans) -> 
     Some(at_byte / dtype.size())
 }
 
+/// Flips one bit of `output` that `nans` compares (under AnyPayload a NaN's payload is not
+/// compared: flipping it would test nothing); false if it has none (empty, or all NaN).
+pub fn flip_a_compared_bit(output: &mut Output, nans: Nans) -> bool {
+    let size = output.dtype.size();
+    for at in (0..output.bytes.len()).step_by(size) {
+        let element = &output.bytes[at..at + size];
+        let mut flipped = element.to_vec();
+        flipped[0] ^= 1;
+        if first_differing_element(output.dtype, element, &flipped, nans).is_some() {
+            output.bytes[at] ^= 1;
+            return true;
+        }
+    }
+    false
+}
+
 /// Where two output lists first differ, in words; None if they agree under `nans`.
 pub fn first_difference(ours: &[Output], stock: &[Output], nans: Nans) -> Option<String> {
     if ours.len() != stock.len() {
@@ -170,8 +186,12 @@ impl Suite<'_> {
         ours: impl FnMut(u64) -> mlx::Result<Vec<Output>>,
     ) -> Result<usize, String> {
         let stock = spawn(self.helper, self.word, seeds);
+        // Its output is read as it comes: left in the pipe, a full pipe would stop the helper
+        // until this process's cases are done, and the two would compile their run-time
+        // kernels one after the other instead of side by side.
+        let stock = std::thread::spawn(move || stock_outcomes(stock));
         let ours: Vec<_> = seeds.iter().copied().map(ours).collect();
-        let stock = stock_outcomes(stock)?;
+        let stock = stock.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         let mut refused = 0;
         for (&seed, ours) in seeds.iter().zip(ours) {
             let fail = |what: String| {
@@ -253,5 +273,22 @@ mod tests {
         assert_eq!(bf16(&[0x3f80, 0x7f80, 0x7f80]), Some(1));
         // Integers have no NaNs: every bit counts whatever the rule.
         assert_eq!(any16(Dtype::Uint16, &h, &[0x3c00, 0xfc01, 0x7c00]), Some(1));
+    }
+
+    /// The flipped bit is one the comparison sees: past NaNs under AnyPayload (an inf's flip
+    /// makes a NaN, which is seen), in the first element under Exact; none in all-NaN or empty.
+    #[test]
+    fn a_compared_bit_is_flipped() {
+        let output = |dtype, bytes: Vec<u8>| Output { dtype, shape: vec![], bytes };
+        let bf16 = |v: &[u16]| output(Dtype::Bfloat16, u16_bytes(v));
+        let flip = |mut o: Output, nans| flip_a_compared_bit(&mut o, nans).then_some(o.bytes);
+        let nan_inf = bf16(&[0x7fc0, 0xffc1, 0x7f80]);
+        assert_eq!(
+            flip(nan_inf.clone(), Nans::AnyPayload),
+            Some(u16_bytes(&[0x7fc0, 0xffc1, 0x7f81]))
+        );
+        assert_eq!(flip(nan_inf, Nans::Exact), Some(u16_bytes(&[0x7fc1, 0xffc1, 0x7f80])));
+        assert_eq!(flip(bf16(&[0x7fc0, 0xffc1]), Nans::AnyPayload), None);
+        assert_eq!(flip(output(Dtype::Float32, vec![]), Nans::Exact), None);
     }
 }

@@ -15,8 +15,10 @@ unpack() {
 # An arm's MLX, built by mlx-build (the code of mlx-sys's build script) in one tree shared by
 # the arms (each arm after the first rebuilds only what its patches change; a build stopped by
 # the budget continues there) and installed into $WORK/arms/ARM beside its Rust binaries.
-# With EXTRA_PATCH=FILE, ARM is stock MLX with that patch (an experiment): libmlx only, for
-# the repro stage, no Rust binaries.
+# With EXTRA_PATCH=FILE, ARM is stock MLX with that patch (an experiment, for the repro stage
+# and for mlx-ab runs): its Rust binaries are stock's, which reach MLX only through the
+# arm's own libmlx.so ($ORIGIN/../lib), so an experiment that keeps MLX's public headers
+# (an allocator change) runs in them as it is.
 build_arm() {
   local arm=$1 list extra=()
   case $arm in stock) list=none ;; patched) list=all ;; *) list=$arm ;; esac
@@ -34,5 +36,5 @@ build_arm() {
   ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
   ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
-  [[ -n ${extra[*]} ]] || cp -a "$PACK/arms/$arm/bin/." "$WORK/arms/$arm/bin/"
+  cp -a "$PACK/arms/$([[ -n ${extra[*]} ]] && echo stock || echo "$arm")/bin/." "$WORK/arms/$arm/bin/"
 }

@@ -2,22 +2,23 @@
 # Sourced by scripts/gpu/run: profile, ncu and compute-sanitizer ($PROFILE_TOOLS).
 
 # The GPU's work per decode token (issue 8, goal 3: how much of qwen3-30b-a3b's token it takes;
-# Nsight Systems makes no report on this machine): ncu's duration of every kernel of stock's
-# generate on $GPUTIME_PRESET [qwen3-30b-a3b], a $GPUTIME_PROMPT [2048] token prompt in one
-# chunk, with 2 and with 6 new tokens. The difference over 4 is one decode step's kernel time,
+# Nsight Systems makes no report on this machine): ncu's duration of every kernel of arm
+# $GPUTIME_ARM's [stock] generate on $GPUTIME_PRESET [qwen3-30b-a3b], a $GPUTIME_PROMPT [2048]
+# token prompt in one chunk, with 2 and with 6 new tokens. The difference over 4 is one decode step's kernel time,
 # each kernel run alone (no launch gaps, no overlap), caches left warm; then the kernels of
-# those 4 steps by name (scripts/gpu/gputime_summary.py).
+# those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
 run_gputime() {
   local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
+  local arm=${GPUTIME_ARM:-stock}
   make_model "$preset" || return 2
   for n in 2 6; do
-    time_for "gputime $n" 120 || return 3
-    model_cmd generate stock "$preset" "$prompt" "$prompt" --max-tokens "$n"
+    time_for "gputime $arm $n" 120 || return 3
+    model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens "$n"
     timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
       --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
-      > "$LOGS/gputime-$n.csv" 2> "$LOGS/gputime-$n.log" || { say "gputime $n: exit $?"; return 2; }
+      > "$LOGS/gputime-$arm-$n.csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
   done
-  python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-2.csv" "$LOGS/gputime-6.csv" | tee "$LOGS/gputime.txt"
+  python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv | tee "$LOGS/gputime-$arm.txt"
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 
