@@ -12,7 +12,7 @@ use mlx::quantized::{gather_qmm, QuantMode, QuantParams};
 use mlx::{Array, Dtype, Result};
 use mlx_ab_protocol::routing::Routing;
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Quant {
     pub mode: QuantMode,
     pub bits: i32,
@@ -264,6 +264,22 @@ pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
     let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
     let y = case.product(&inputs, &inputs.x, &rhs, true)?;
     Ok(vec![output(&y)?])
+}
+
+/// `seeds` grouped by their case's quantization (mode, bits, group size), groups in order of
+/// first appearance. MLX's CUDA backend names each run-time compiled quantized-product module
+/// by its quantization, so the groups compile disjoint modules: one process per group can fill
+/// a PTX cache side by side (`graph-eval moe-groups`, the GPU `rust` stage's warm-up).
+pub fn seeds_by_quant(seeds: impl IntoIterator<Item = u64>, gpu: bool) -> Vec<Vec<u64>> {
+    let mut groups: Vec<(Quant, Vec<u64>)> = Vec::new();
+    for seed in seeds {
+        let quant = case(seed, gpu).quant;
+        match groups.iter_mut().find(|(q, _)| *q == quant) {
+            Some((_, group)) => group.push(seed),
+            None => groups.push((quant, vec![seed])),
+        }
+    }
+    groups.into_iter().map(|(_, group)| group).collect()
 }
 
 /// In words, for a failure: mode, bits, group size, dtype, shape, routing.

@@ -118,3 +118,27 @@ fn fixed_seeds_match_stock() {
     let refused = suite().check(&seeds, moe::evaluate).unwrap();
     assert!(refused * 10 <= seeds.len(), "{refused} of 64 cases refused");
 }
+
+/// The GPU warm-up's groups (`graph-eval moe-groups`) split the seeds by quantization: every
+/// seed in one group, one quantization per group, none in two groups; on the GPU the five
+/// configurations its cases draw.
+#[test]
+fn seeds_group_by_quantization() {
+    for gpu in [false, true] {
+        let groups = moe::seeds_by_quant(0..300, gpu);
+        let mut seeds = groups.concat();
+        seeds.sort_unstable();
+        assert_eq!(seeds, (0..300).collect::<Vec<u64>>());
+        let quant = |seed| moe::case(seed, gpu).quant;
+        let quants: Vec<moe::Quant> = groups.iter().map(|group| quant(group[0])).collect();
+        for (group, q) in groups.iter().zip(&quants) {
+            assert!(group.iter().all(|&seed| quant(seed) == *q), "{q:?}");
+        }
+        for (i, q) in quants.iter().enumerate() {
+            assert!(!quants[i + 1..].contains(q), "{q:?} in two groups");
+        }
+        if gpu {
+            assert_eq!(groups.len(), 5, "{quants:?}");
+        }
+    }
+}

@@ -8,6 +8,24 @@
 # reports/upstream/cuda-build-graph-eval-differs.md). RUST_TESTS: only these runs (e.g.
 # "eval_walk-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode) and MLX_TESTS_GRAPH_KINDS pass
 # through.
+# The CuTe modules the GPU gather_qmm cases compile at run time (seconds each, one after another
+# in a process), compiled first into the caches of the test and of its stock helper by one
+# `graph-eval moe` per quantization and build, side by side (`graph-eval moe-groups`: the
+# groups' quantized-product modules are disjoint) over the first $MOE_WARM_SEEDS [512] seeds.
+# Best effort: a module left out is compiled by the test.
+warm_moe_kernels() {
+  local arm=$1 groups line t0=$SECONDS
+  groups=$(MLX_TESTS_DEVICE=gpu "$WORK/arms/stock/bin/graph-eval" moe-groups 0 "${MOE_WARM_SEEDS:-512}") || return 0
+  while read -r line; do
+    MLX_TESTS_DEVICE=gpu MLX_PTX_CACHE_DIR=$WORK/ptx/$arm timeout $(($(left) - 60)) \
+      "$WORK/arms/$arm/bin/graph-eval" moe $line > /dev/null 2>&1 &
+    MLX_TESTS_DEVICE=gpu MLX_PTX_CACHE_DIR=$WORK/ptx/$arm/stock-helper timeout $(($(left) - 60)) \
+      "$WORK/arms/stock/bin/graph-eval" moe $line > /dev/null 2>&1 &
+  done <<< "$groups"
+  wait
+  say "rust $arm: gather_qmm's kernels compiled in $((SECONDS - t0)) s, $(wc -l <<< "$groups") groups; PTX modules: $(ls "$WORK/ptx/$arm" 2>/dev/null | grep -c '\.ptx$') here, $(ls "$WORK/ptx/$arm/stock-helper" 2>/dev/null | grep -c '\.ptx$') for the stock helper"
+}
+
 run_rust() {
   local arm t name jobs=() names=() i rc=0 out_of_time=0
   for arm in $ARMS; do
@@ -17,6 +35,7 @@ run_rust() {
         [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" $name "* ]] || continue
         (
           [[ $name == *-gpu ]] && export MLX_TESTS_DEVICE=gpu MLX_TESTS_GRAPH_KINDS=${MLX_TESTS_GRAPH_KINDS-small,chain}
+          [[ $name == gather_qmm_vs_stock-gpu ]] && warm_moe_kernels "$arm"
           MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm \
             timeout $(($(left) - 20)) "$t" --test-threads 1 > "$LOGS/rust-$arm-$name.log" 2>&1
         ) &

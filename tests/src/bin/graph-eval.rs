@@ -6,6 +6,10 @@
 //! seed a line `seed N` followed by `graphs::encode` of its outputs, or `seed N error MESSAGE`.
 //! The seeds are of `mlx_tests::graphs`, or with `moe` of `mlx_tests::moe`'s gather_qmm cases.
 //!
+//! `graph-eval moe-groups FROM COUNT` prints the moe seeds FROM..FROM+COUNT, one line per
+//! quantization of their cases on `mlx_tests::device()` (`moe::seeds_by_quant`), and nothing
+//! else: each line, given to `graph-eval moe`, compiles run-time kernels no other line needs.
+//!
 //! `graph-eval import FUNCTION INPUTS` imports the exported function `FUNCTION` (an `.mlxfn`
 //! file, `mlx::export`) and calls it on the arrays of the safetensors file `INPUTS`, named `0`,
 //! `1`, ... in argument order, on the CPU. Prints the `patches` line, then `import ok` followed
@@ -36,6 +40,24 @@ fn main() -> ExitCode {
         } else {
             ExitCode::FAILURE
         };
+    }
+    if args.first().map(String::as_str) == Some("moe-groups") {
+        let [from, count] = &args[1..] else {
+            eprintln!("usage: graph-eval moe-groups FROM COUNT");
+            return ExitCode::FAILURE;
+        };
+        let (Ok(from), Ok(count)) = (from.parse::<u64>(), count.parse::<u64>()) else {
+            eprintln!("graph-eval moe-groups: FROM and COUNT are numbers: {from:?} {count:?}");
+            return ExitCode::FAILURE;
+        };
+        let gpu = mlx_tests::device().kind == mlx::DeviceType::Gpu;
+        for group in moe::seeds_by_quant(from..from.saturating_add(count), gpu) {
+            let line: Vec<String> = group.iter().map(u64::to_string).collect();
+            if writeln!(out, "{}", line.join(" ")).is_err() {
+                return ExitCode::FAILURE;
+            }
+        }
+        return ExitCode::SUCCESS;
     }
     type Evaluate = fn(u64) -> mlx::Result<Vec<graphs::Output>>;
     let (evaluate, seeds): (Evaluate, _) = match args.split_first() {
