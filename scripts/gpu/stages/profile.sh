@@ -4,9 +4,9 @@
 # The GPU's work per decode token (issue 8, goal 3: how much of qwen3-30b-a3b's token it takes;
 # Nsight Systems makes no report on this machine): ncu's duration of every kernel of arm
 # $GPUTIME_ARM's [stock] generate on $GPUTIME_PRESET [qwen3-30b-a3b], a $GPUTIME_PROMPT [2048]
-# token prompt in one chunk, with 2 and with 6 new tokens. The difference over 4 is one decode step's kernel time,
-# each kernel run alone (no launch gaps, no overlap), caches left warm; then the kernels of
-# those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
+# token prompt in one chunk, with 2 and with 6 new tokens. The difference over 4 is one decode
+# step's kernel time, each kernel run alone (no launch gaps, no overlap), caches left warm;
+# then the kernels of those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
 run_gputime() {
   local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
   local arm=${GPUTIME_ARM:-stock}

@@ -12,7 +12,8 @@
 # in a process), compiled first into the caches of the test and of its stock helper by one
 # `graph-eval moe` per quantization and build, side by side (`graph-eval moe-groups`: the
 # groups' quantized-product modules are disjoint) over the first $MOE_WARM_SEEDS [512] seeds.
-# Best effort: a module left out is compiled by the test.
+# Best effort: modules the groups share (x's copies) may be compiled by several at once, and
+# a module left out is compiled by the test.
 warm_moe_kernels() {
   local arm=$1 groups line t0=$SECONDS
   groups=$(MLX_TESTS_DEVICE=gpu "$WORK/arms/stock/bin/graph-eval" moe-groups 0 "${MOE_WARM_SEEDS:-512}") || return 0
