@@ -196,6 +196,12 @@ pub struct OpsArgs {
     /// Evaluations per timed request (the worker replies with their median).
     #[arg(long, default_value_t = 3, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
     pub reps: usize,
+    /// Time each pair in worker processes started for it (each with its own warm-up), not in
+    /// one process per arm for the whole run: what differs between two processes of one build
+    /// (where the heap lands) then varies from pair to pair, where the interval sees it,
+    /// instead of staying in every pair. Slower: two starts and warm-ups per pair.
+    #[arg(long)]
+    pub fresh_workers: bool,
     /// MLX_PTX_CACHE_DIR of arm A's worker.
     #[arg(long, value_name = "DIR")]
     pub a_ptx_cache: Option<PathBuf>,

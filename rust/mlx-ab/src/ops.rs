@@ -87,10 +87,15 @@ pub fn run_points<P, R>(
     Ok(outcome)
 }
 
+/// Starts the two arms' workers.
+type Start<'a> = &'a dyn Fn() -> Result<[OpWorker; 2], String>;
+
 /// One point: the warm-up, then `pairs` timed pairs; A time / B time per pair, summarized.
+/// With `fresh`, each pair after the first runs in two workers `fresh` starts for it.
 fn measure(
     point: &Point,
     workers: &mut [OpWorker; 2],
+    fresh: Option<Start>,
     pairs: usize,
     reps: usize,
     seed: u64,
@@ -99,24 +104,40 @@ fn measure(
     let request = |reps| OpRequest::Time { op: point.request.clone(), calls: point.calls, reps };
     let warmup = request(1);
     let mut digests = BTreeSet::new();
-    // Both at once: JIT compilation and weight quantization of both arms overlap.
-    for w in workers.iter_mut() {
-        w.send(&warmup)?;
-    }
-    for w in workers.iter_mut() {
-        digests.insert(w.receive(&warmup, stop)?.digest);
-    }
+    let mut warm_up = |workers: &mut [OpWorker; 2]| -> Result<(), Halt> {
+        // Both at once: JIT compilation and weight quantization of both arms overlap.
+        for w in workers.iter_mut() {
+            w.send(&warmup)?;
+        }
+        for w in workers.iter_mut() {
+            digests.insert(w.receive(&warmup, stop)?.digest);
+        }
+        Ok(())
+    };
+    warm_up(workers)?;
     let timed = request(reps as u64);
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
+    // The timed replies' digests, joined to the warm-ups' once `warm_up` is done with them.
+    let mut replies = Vec::new();
     for step in schedule::plan(pairs, 0) {
         let Step::Measure { arm, pair } = step else { continue };
+        // A pair's two steps are adjacent in the plan: new workers at each pair's first.
+        let first_of_pair = arm == if schedule::b_first(pair) { Arm::B } else { Arm::A };
+        if let Some(start) = fresh.filter(|_| first_of_pair && pair > 0) {
+            let old = std::mem::replace(workers, start().map_err(Halt::Failed)?);
+            for w in old {
+                w.close(false);
+            }
+            warm_up(workers)?;
+        }
         let i = usize::from(arm == Arm::B);
         let reply = workers[i].ask(&timed, stop)?;
         times[i][pair] = reply.seconds_per_call;
         peaks[i] = peaks[i].max(reply.peak_bytes);
-        digests.insert(reply.digest);
+        replies.push(reply.digest);
     }
+    digests.extend(replies);
     let [a, b] = times;
     let ratios: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a / b).collect();
     let median = |v: &[f64]| stats::median(v).unwrap_or(f64::NAN);
@@ -169,15 +190,18 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         only: args.only.clone(),
     };
     let points = ops_points::points(&options);
-    let a = OpWorker::start("a", &args.a, args.a_ptx_cache.as_deref())?;
-    let b = match OpWorker::start("b", &args.b, args.b_ptx_cache.as_deref()) {
-        Ok(b) => b,
-        Err(e) => {
-            a.close(true);
-            return Err(e);
+    let start = || -> Result<[OpWorker; 2], String> {
+        let a = OpWorker::start("a", &args.a, args.a_ptx_cache.as_deref())?;
+        match OpWorker::start("b", &args.b, args.b_ptx_cache.as_deref()) {
+            Ok(b) => Ok([a, b]),
+            Err(e) => {
+                a.close(true);
+                Err(e)
+            }
         }
     };
-    let mut workers = [a, b];
+    let mut workers = start()?;
+    let fresh = args.fresh_workers.then_some(&start as Start);
     let began = Instant::now();
     catch_stop_signals(true);
     let outcome = run_points(
@@ -186,7 +210,8 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         || began.elapsed().as_secs_f64(),
         |point| {
             let start = Instant::now();
-            let r = measure(point, &mut workers, args.pairs, args.reps, args.bootstrap_seed)?;
+            let r =
+                measure(point, &mut workers, fresh, args.pairs, args.reps, args.bootstrap_seed)?;
             println!("{}", ops_report::progress_line(&r, start.elapsed().as_secs_f64()));
             Ok(r)
         },
@@ -228,6 +253,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         bootstrap_seed: args.bootstrap_seed,
         quantiles: "Hyndman-Fan type 7",
         order: schedule::order_string(args.pairs),
+        fresh_workers: args.fresh_workers,
     };
     let md = ops_report::markdown(&outcome.results, &meta);
     println!("{md}");

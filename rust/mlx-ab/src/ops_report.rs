@@ -64,6 +64,9 @@ pub struct Meta {
     pub quantiles: &'static str,
     /// The measured slots of every point, e.g. `ABBABAAB`.
     pub order: String,
+    /// Each pair timed in worker processes of its own (`--fresh-workers`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fresh_workers: bool,
 }
 
 #[derive(Serialize)]
@@ -112,7 +115,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
         meta.stopped_by.as_ref().map(|s| format!(" (stopped by {s})")).unwrap_or_default();
     let mut lines = vec![
         format!(
-            "A: `{}`  B: `{}`  pairs: {}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
+            "A: `{}`  B: `{}`  pairs: {}{}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
              A time / B time (above 1: B faster), median of pairs [95% bootstrap] and its exact interval \
              (order statistics, coverage in parentheses: distribution-free, where a bootstrap of \
              few pairs is too narrow); identical: \
@@ -121,6 +124,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             meta.a,
             meta.b,
             meta.pairs,
+            if meta.fresh_workers { " (each in worker processes of its own)" } else { "" },
             meta.reps,
             meta.points_run,
             meta.points_planned,

@@ -17,7 +17,7 @@ const SAME: &str = "00000000deadbeef";
 struct Fake<'a> {
     /// The reply line to every request ([`timed`] or [`error`]).
     reply: &'a str,
-    /// Each request is appended here as `NAME REQUEST` before the reply.
+    /// Each request is appended here as `NAME PID REQUEST` before the reply.
     log: Option<&'a Path>,
     /// After this many replies the worker hangs (a slow op).
     hang_after: Option<usize>,
@@ -49,7 +49,7 @@ fn arm(root: &Path, name: &str, f: &Fake) -> PathBuf {
     script
         .push_str("  case \"$line\" in *'\"request\":\"quit\"'*) exit 0 ;; esac\n  n=$((n + 1))\n");
     if let Some(log) = f.log {
-        script.push_str(&format!("  echo \"{name} $line\" >> '{}'\n", log.display()));
+        script.push_str(&format!("  echo \"{name} $$ $line\" >> '{}'\n", log.display()));
     }
     if let Some(n) = f.hang_after {
         // exec: the driver's kill reaches the sleep itself, which holds no pipe of the test.
@@ -190,6 +190,60 @@ fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
     let order: String = lines[2..].iter().map(|l| &l[..1]).collect();
     assert_eq!(order, expected);
     assert!(lines[2..].iter().all(|l| l.ends_with(&format!("{request}5}}"))), "{lines:?}");
+}
+
+/// `--fresh-workers`: pair 0 runs in the first two workers, every later pair in two new ones,
+/// each warmed up before it is timed, in the same Thue-Morse order; without it one worker per
+/// arm takes every request.
+#[test]
+fn fresh_workers_time_each_pair_in_new_processes() {
+    let request = r#"{"request":"time","op":{"op":"sdpa","dtype":"float32","heads":8,"q_len":2048,"kv_len":2048},"calls":1,"reps":"#;
+    for (extra, processes) in [(None, 1), (Some("--fresh-workers"), 4)] {
+        let d = tempfile::tempdir().unwrap();
+        let log = d.path().join("requests");
+        let reply = timed(1.0e-3, 100, SAME);
+        let f = Fake { log: Some(&log), ..fake(&reply) };
+        let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+        let json = d.path().join("r.json");
+        let mut args = vec!["--sweep", "sdpa", "--only", "q=2048", "--pairs", "4", "--reps", "5"];
+        args.extend(extra);
+        let out = ops(&a, &b, &args, &json).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+        let text = std::fs::read_to_string(&log).unwrap();
+        // (arm, pid, reps) of each request.
+        let requests: Vec<(&str, &str, &str)> = text
+            .lines()
+            .map(|l| {
+                let mut words = l.splitn(3, ' ');
+                let (arm, pid, rest) = (words.next(), words.next(), words.next());
+                let reps = rest.unwrap().strip_prefix(request).unwrap().trim_end_matches('}');
+                (arm.unwrap(), pid.unwrap(), reps)
+            })
+            .collect();
+        for name in ["a", "b"] {
+            let mine: Vec<_> = requests.iter().filter(|r| r.0 == name).collect();
+            let mut pids: Vec<&str> = mine.iter().map(|r| r.1).collect();
+            pids.dedup();
+            assert_eq!(pids.len(), processes, "{text}");
+            // Each process: one warm-up (1 rep), then its timed requests (5 reps).
+            for pid in pids {
+                let reps: Vec<&str> = mine.iter().filter(|r| r.1 == pid).map(|r| r.2).collect();
+                assert_eq!(reps[0], "1", "{text}");
+                assert_eq!(reps.len(), 1 + 4 / processes, "{text}");
+                assert!(reps[1..].iter().all(|&r| r == "5"), "{text}");
+            }
+        }
+        let timed_order: String =
+            requests.iter().filter(|r| r.2 == "5").map(|r| r.0).collect::<Vec<_>>().concat();
+        assert_eq!(timed_order, "abbabaab");
+        let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        assert_eq!(report["meta"]["fresh_workers"].as_bool(), extra.map(|_| true), "{report}");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            stdout.contains("pairs: 4 (each in worker processes of its own)"),
+            extra.is_some()
+        );
+    }
 }
 
 #[test]
