@@ -103,23 +103,17 @@ fn measure(
     let stop = &stop_requested as &dyn Fn() -> Option<String>;
     let request = |reps| OpRequest::Time { op: point.request.clone(), calls: point.calls, reps };
     let warmup = request(1);
-    let mut digests = BTreeSet::new();
-    let mut warm_up = |workers: &mut [OpWorker; 2]| -> Result<(), Halt> {
-        // Both at once: JIT compilation and weight quantization of both arms overlap.
+    // Both at once: JIT compilation and weight quantization of both arms overlap.
+    let warm_up = |workers: &mut [OpWorker; 2]| -> Result<Vec<String>, Halt> {
         for w in workers.iter_mut() {
             w.send(&warmup)?;
         }
-        for w in workers.iter_mut() {
-            digests.insert(w.receive(&warmup, stop)?.digest);
-        }
-        Ok(())
+        workers.iter_mut().map(|w| Ok(w.receive(&warmup, stop)?.digest)).collect()
     };
-    warm_up(workers)?;
+    let mut digests: BTreeSet<String> = warm_up(workers)?.into_iter().collect();
     let timed = request(reps as u64);
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
-    // The timed replies' digests, joined to the warm-ups' once `warm_up` is done with them.
-    let mut replies = Vec::new();
     for step in schedule::plan(pairs, 0) {
         let Step::Measure { arm, pair } = step else { continue };
         // A pair's two steps are adjacent in the plan: new workers at each pair's first.
@@ -129,15 +123,14 @@ fn measure(
             for w in old {
                 w.close(false);
             }
-            warm_up(workers)?;
+            digests.extend(warm_up(workers)?);
         }
         let i = usize::from(arm == Arm::B);
         let reply = workers[i].ask(&timed, stop)?;
         times[i][pair] = reply.seconds_per_call;
         peaks[i] = peaks[i].max(reply.peak_bytes);
-        replies.push(reply.digest);
+        digests.insert(reply.digest);
     }
-    digests.extend(replies);
     let [a, b] = times;
     let ratios: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a / b).collect();
     let median = |v: &[f64]| stats::median(v).unwrap_or(f64::NAN);
