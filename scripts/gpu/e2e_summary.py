@@ -18,7 +18,8 @@ def main(folder):
     for path in sorted(pathlib.Path(folder).glob("*.json")):
         d = json.loads(path.read_text())
         w, a, r = d["workload"], d["arms"]["A"], d["ratio"]
-        b = ",".join(d["arms"]["B"]["mlx"]["patches"]) or "none"
+        mlx = d["arms"]["B"]["mlx"]
+        b = " + ".join([",".join(mlx["patches"]) or "none"] + mlx.get("extra_patches", []))
         shape = f'{w["prompt_len"]} / {w["prefill_chunk"]} / {w["gen_len"]}'
         print(f'| {path.stem} | {w["preset"]} | {shape} | {b} | {d["verdict"]} | '
               f'{a["prefill_tps"]["median"]:.0f} | {ratio(r["prefill_tps"])} | '

@@ -9,9 +9,15 @@ pub struct Info {
     /// Applied patch ids, in series order.
     pub patches: Vec<String>,
     pub source_digest: String,
-    /// File names of extra patches (`MLX_EXTRA_PATCHES`) applied after the series.
+    /// File names of extra patches applied after the series: `MLX_EXTRA_PATCHES` of a static
+    /// build; for a shared build those of the loaded library's install (its `SERIES`), which
+    /// can hold an experiment the worker's own build did not have (`mlx-build --extra-patch`).
     #[serde(default)]
     pub extra_patches: Vec<String>,
+    /// `sha256  file` of every patch file the loaded library's install applied, series then
+    /// extra ones (its `SERIES`): shared builds only.
+    #[serde(default)]
+    pub patch_files: Vec<String>,
     /// `pinned` (MLX v0.32.4) or the `MLX_SRC_DIR` the build used.
     #[serde(default)]
     pub source: String,

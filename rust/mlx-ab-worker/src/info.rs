@@ -7,11 +7,19 @@ use std::process::ExitCode;
 /// What this process's MLX is: the build's facts and what the loader and MLX say at run time.
 pub fn current() -> Info {
     let build = mlx::build_info();
+    // A shared libmlx's install says what it was built with; an unreadable one is refused when
+    // the worker starts (`check_loaded_build`), so here it only goes unreported.
+    let install = mlx::backend::loaded_install().ok().flatten();
+    let extra_patches = match &install {
+        Some(install) => install.extra_files().iter().map(|l| file_of(l).to_string()).collect(),
+        None => mlx_sys::build_info::EXTRA_PATCHES.iter().map(|p| p.to_string()).collect(),
+    };
     Info {
         mlx_version: build.mlx_version,
         patches: build.patches.iter().map(|p| p.to_string()).collect(),
         source_digest: build.source_digest.to_string(),
-        extra_patches: mlx_sys::build_info::EXTRA_PATCHES.iter().map(|p| p.to_string()).collect(),
+        extra_patches,
+        patch_files: install.map(|i| i.files).unwrap_or_default(),
         source: mlx_sys::build_info::SOURCE.to_string(),
         build_key: mlx_sys::build_info::BUILD_KEY.to_string(),
         library_path: device::library_path(),
@@ -19,6 +27,11 @@ pub fn current() -> Info {
         gpu: device::gpu_info(),
         environment: Some(mlx_ab_protocol::info::runtime_environment()),
     }
+}
+
+/// The file of a `sha256sum` line (`HASH  FILE`).
+fn file_of(line: &str) -> &str {
+    line.split_once("  ").map_or(line, |(_, file)| file)
 }
 
 pub fn print() -> Result<ExitCode, String> {

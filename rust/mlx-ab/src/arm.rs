@@ -50,6 +50,16 @@ impl ArmSpec {
         Ok(ArmSpec { patches, src, extra_patches })
     }
 
+    /// The arm as it ran: a prebuilt arm takes no `--*-extra-patch`, so its extra patches are
+    /// those its worker reports from the install (an experiment built with `mlx-build build
+    /// --extra-patch`), named by file.
+    pub fn with_reported_extras(mut self, info: &mlx_ab_protocol::Info) -> Self {
+        if self.extra_patches.is_empty() {
+            self.extra_patches = info.extra_patches.iter().map(PathBuf::from).collect();
+        }
+        self
+    }
+
     /// Short human label: `stock`, `all patches`, `eval-walk + fix.patch`, `... @ /path`.
     pub fn label(&self) -> String {
         let mut parts = Vec::new();
@@ -124,6 +134,21 @@ mod tests {
         assert_eq!(parse_patch_list("all").unwrap(), mlx_build::series::ids());
         assert!(parse_patch_list("none").unwrap().is_empty());
         assert!(parse_patch_list("bogus").unwrap_err().contains("bogus"));
+    }
+
+    /// A prebuilt experiment arm (stock's worker on stock + an extra patch) is labelled and
+    /// reported by what its install applied, not as stock.
+    #[test]
+    fn a_prebuilt_arm_takes_the_extra_patches_its_worker_reports() {
+        let info: mlx_ab_protocol::Info = serde_json::from_str(
+            r#"{"mlx_version": "0.32.4", "patches": [], "source_digest": "0",
+                "extra_patches": ["experiment.patch"]}"#,
+        )
+        .unwrap();
+        let stock = ArmSpec::new(vec![], None, vec![]).unwrap();
+        assert_eq!(stock.clone().with_reported_extras(&info).label(), "stock + experiment.patch");
+        let plain = mlx_ab_protocol::Info { extra_patches: vec![], ..info };
+        assert_eq!(stock.with_reported_extras(&plain).label(), "stock");
     }
 
     #[test]

@@ -239,6 +239,7 @@ mod tests {
             patches: vec![],
             source_digest: String::new(),
             extra_patches: vec![],
+            patch_files: vec![],
             source: String::new(),
             build_key: String::new(),
             library_path: String::new(),

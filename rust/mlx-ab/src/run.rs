@@ -88,8 +88,16 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         tally,
         workload,
         [
-            ArmRun { spec: spec_a, binary: binary_a, ready: ready_a },
-            ArmRun { spec: spec_b, binary: binary_b, ready: ready_b },
+            ArmRun {
+                spec: spec_a.with_reported_extras(&ready_a.info),
+                binary: binary_a,
+                ready: ready_a,
+            },
+            ArmRun {
+                spec: spec_b.with_reported_extras(&ready_b.info),
+                binary: binary_b,
+                ready: ready_b,
+            },
         ],
         warnings,
         provenance::collect(cache_dir::workspace().ok().as_deref(), determinism),

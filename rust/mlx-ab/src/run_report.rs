@@ -246,6 +246,7 @@ pub(crate) mod tests {
             patches: vec![],
             source_digest: "0".repeat(64),
             extra_patches: vec![],
+            patch_files: vec![],
             source: "pinned".into(),
             build_key: "key".into(),
             library_path: "/arm/lib/libmlx.so".into(),

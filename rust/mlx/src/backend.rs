@@ -43,28 +43,80 @@ pub fn gpu_device_info(index: usize) -> Result<Vec<(String, String)>> {
     Ok(keys.into_iter().zip(values).collect())
 }
 
-/// Checks that a shared `libmlx` loaded at run time is a build of the patches this program was
-/// compiled for: the `PATCHES` file of its install prefix (`<prefix>/lib/libmlx.so`,
-/// `<prefix>/PATCHES`, written by mlx-sys and by scripts/gpu/run) must list exactly
-/// [`mlx_sys::build_info::PATCHES`]. A static build holds its MLX itself and always passes.
-pub fn check_loaded_build() -> Result<()> {
+/// What the install prefix of a shared `libmlx` says was built into it (files written by
+/// mlx-build: `<prefix>/lib/libmlx.so`, `<prefix>/PATCHES`, `<prefix>/SERIES`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedInstall {
+    /// Series patch ids, one per line of `PATCHES`.
+    pub patches: Vec<String>,
+    /// `sha256  file` of every patch file applied, series then extra ones (`SERIES`); empty
+    /// where the install has no `SERIES`.
+    pub files: Vec<String>,
+}
+
+impl LoadedInstall {
+    /// The lines of `files` past the series' own: the extra patch files (an experiment built
+    /// on top of the series, e.g. with `mlx-build build --extra-patch`).
+    pub fn extra_files(&self) -> &[String] {
+        self.files.get(self.patches.len()..).unwrap_or_default()
+    }
+}
+
+/// The install a shared `libmlx` was loaded from; `None` for a static build, which holds its
+/// MLX itself. An error when the library is not inside an install with a `PATCHES` file.
+pub fn loaded_install() -> Result<Option<LoadedInstall>> {
     if !mlx_sys::build_info::SHARED {
-        return Ok(());
+        return Ok(None);
     }
     let library = library_path()?;
-    let file = library.parent().and_then(std::path::Path::parent).map(|p| p.join("PATCHES"));
     let invalid = |why: String| {
         crate::Error::InvalidArgument(format!("the loaded {}: {why}", library.display()))
     };
-    let file = file.ok_or_else(|| invalid("not inside an install prefix".into()))?;
-    let text = std::fs::read_to_string(&file)
+    let prefix = library
+        .parent()
+        .and_then(std::path::Path::parent)
+        .ok_or_else(|| invalid("not inside an install prefix".into()))?;
+    let lines = |text: String| -> Vec<String> {
+        text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
+    };
+    let file = prefix.join("PATCHES");
+    let patches = std::fs::read_to_string(&file)
         .map_err(|e| invalid(format!("{}: {e} (not a build of this project?)", file.display())))?;
-    let loaded: Vec<&str> = text.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-    if loaded != mlx_sys::build_info::PATCHES {
-        return Err(invalid(format!(
-            "built with patches {loaded:?}, but this program was compiled for {:?}",
+    let files = std::fs::read_to_string(prefix.join("SERIES")).map(lines).unwrap_or_default();
+    Ok(Some(LoadedInstall { patches: lines(patches), files }))
+}
+
+/// Checks that a shared `libmlx` loaded at run time is a build of the patches this program was
+/// compiled for: its install's `PATCHES` ([`loaded_install`]) must list exactly
+/// [`mlx_sys::build_info::PATCHES`]. A static build holds its MLX itself and always passes.
+pub fn check_loaded_build() -> Result<()> {
+    let Some(install) = loaded_install()? else { return Ok(()) };
+    if install.patches != mlx_sys::build_info::PATCHES {
+        return Err(crate::Error::InvalidArgument(format!(
+            "the loaded {}: built with patches {:?}, but this program was compiled for {:?}",
+            library_path()?.display(),
+            install.patches,
             mlx_sys::build_info::PATCHES
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LoadedInstall;
+
+    #[test]
+    fn extra_files_are_the_series_lines_past_the_series() {
+        let install = |patches: &[&str], files: &[&str]| LoadedInstall {
+            patches: patches.iter().map(|s| s.to_string()).collect(),
+            files: files.iter().map(|s| s.to_string()).collect(),
+        };
+        let stock_and_experiment = install(&[], &["ab12  experiment.patch"]);
+        assert_eq!(stock_and_experiment.extra_files(), ["ab12  experiment.patch"]);
+        let series_only = install(&["eval-walk"], &["cd34  0003-eval-walk.patch"]);
+        assert!(series_only.extra_files().is_empty());
+        // An install without SERIES: nothing is known beyond PATCHES.
+        assert!(install(&["eval-walk"], &[]).extra_files().is_empty());
+    }
 }

@@ -23,6 +23,19 @@ fn library_path_is_a_real_file_holding_mlx() {
     assert!(bytes.windows(version.len()).any(|w| w == version.as_bytes()));
 }
 
+/// A shared build's install names the patches the library was built with, the same as this
+/// program's; a static build has no install to read.
+#[test]
+fn loaded_install_is_this_builds() {
+    let install = mlx::backend::loaded_install().unwrap();
+    assert_eq!(install.is_some(), mlx_sys::build_info::SHARED);
+    if let Some(install) = install {
+        assert_eq!(install.patches, mlx_sys::build_info::PATCHES);
+        assert_eq!(install.extra_files().len(), mlx_sys::build_info::EXTRA_PATCHES.len());
+    }
+    mlx::backend::check_loaded_build().unwrap();
+}
+
 /// Whether this MLX was built with a GPU backend (CUDA or Metal), from the cmake flags that
 /// mlx-sys records next to the build.
 fn gpu_build() -> bool {

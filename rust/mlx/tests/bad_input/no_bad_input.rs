@@ -60,6 +60,7 @@ pub const LIST: &[(&str, &str)] = &[
     ("backend::library_path", "no arguments"),
     ("backend::gpu_available", "no arguments"),
     ("backend::gpu_device_count", "no arguments"),
+    ("backend::loaded_install", "no arguments (tested in tests/backend.rs)"),
     (
         "backend::check_loaded_build",
         "no arguments (checks the library, tested in tests/backend.rs)",
