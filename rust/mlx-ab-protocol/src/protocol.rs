@@ -32,6 +32,8 @@ pub enum Request {
     Quit,
 }
 
+// One `Ready` per worker start: its size is not worth a box at every match.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "reply", rename_all = "snake_case")]
 pub enum Reply {
