@@ -30,9 +30,10 @@ fn quant_strategy() -> impl Strategy<Value = Quant> {
     ]
 }
 
-/// Run lengths around the CPU's tile edges (4-row minimum, 64-row tiles) and beyond.
+/// Run lengths around the CPU's tile edges (the fp modes' 2-row minimum, 128-row tiles) and
+/// beyond.
 fn run_strategy() -> impl Strategy<Value = usize> {
-    prop_oneof![4 => 0usize..9, 2 => 60usize..70, 1 => 126usize..132]
+    prop_oneof![4 => 0usize..9, 2 => 124usize..134, 1 => 250usize..262]
 }
 
 fn case_strategy() -> impl Strategy<Value = Case> {
