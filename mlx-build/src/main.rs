@@ -164,8 +164,10 @@ fn build(args: &[String]) -> Result<String, String> {
         sanitize: None,
     };
     // Absolute: the patch is applied from inside the tree.
-    let extra =
-        flags.all("--extra-patch").map(|f| absolute(Path::new(f))).collect::<Result<Vec<_>, _>>()?;
+    let extra = flags
+        .all("--extra-patch")
+        .map(|f| absolute(Path::new(f)))
+        .collect::<Result<Vec<_>, _>>()?;
     let selected = flags.patches(&extra)?;
     let arch = flags.value("--arch").map(String::from);
     let prefix = absolute(Path::new(flags.required("--prefix", "DIR")?))?;
