@@ -47,6 +47,8 @@ pub fn gpu_device_info(index: usize) -> Result<Vec<(String, String)>> {
 /// mlx-build: `<prefix>/lib/libmlx.so`, `<prefix>/PATCHES`, `<prefix>/SERIES`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedInstall {
+    /// The loaded library ([`library_path`]).
+    pub library: PathBuf,
     /// Series patch ids, one per line of `PATCHES`.
     pub patches: Vec<String>,
     /// `sha256  file` of every patch file applied, series then extra ones (`SERIES`); empty
@@ -83,7 +85,7 @@ pub fn loaded_install() -> Result<Option<LoadedInstall>> {
     let patches = std::fs::read_to_string(&file)
         .map_err(|e| invalid(format!("{}: {e} (not a build of this project?)", file.display())))?;
     let files = std::fs::read_to_string(prefix.join("SERIES")).map(lines).unwrap_or_default();
-    Ok(Some(LoadedInstall { patches: lines(patches), files }))
+    Ok(Some(LoadedInstall { library, patches: lines(patches), files }))
 }
 
 /// Checks that a shared `libmlx` loaded at run time is a build of the patches this program was
@@ -94,7 +96,7 @@ pub fn check_loaded_build() -> Result<()> {
     if install.patches != mlx_sys::build_info::PATCHES {
         return Err(crate::Error::InvalidArgument(format!(
             "the loaded {}: built with patches {:?}, but this program was compiled for {:?}",
-            library_path()?.display(),
+            install.library.display(),
             install.patches,
             mlx_sys::build_info::PATCHES
         )));
@@ -109,6 +111,7 @@ mod tests {
     #[test]
     fn extra_files_are_the_series_lines_past_the_series() {
         let install = |patches: &[&str], files: &[&str]| LoadedInstall {
+            library: "/prefix/lib/libmlx.so".into(),
             patches: patches.iter().map(|s| s.to_string()).collect(),
             files: files.iter().map(|s| s.to_string()).collect(),
         };
