@@ -6,8 +6,11 @@
 
 run_ops() {
   local b=${OPS_B:-patched}
-  "$WORK/arms/stock/bin/mlx-ab" ops --a "$WORK/arms/stock" --b "$WORK/arms/$b" \
-    --a-ptx-cache "$WORK/ptx/stock" --b-ptx-cache "$WORK/ptx/$b" --budget $(($(left) - 30)) \
+  # --budget is checked between points, and a point's warm-up can compile kernels for a minute
+  # or more: the timeout's SIGTERM ends mlx-ab there with the points finished (2026-12-03: a
+  # point that started within the budget ran past the call's limit, and the call lost its logs).
+  timeout $(($(left) - 15)) "$WORK/arms/stock/bin/mlx-ab" ops --a "$WORK/arms/stock" --b "$WORK/arms/$b" \
+    --a-ptx-cache "$WORK/ptx/stock" --b-ptx-cache "$WORK/ptx/$b" --budget $(($(left) - 90)) \
     --json "$LOGS/ops-gpu$(suffix "$b").json" --md "$LOGS/ops-gpu$(suffix "$b").md" ${OPS_ARGS:-} 2>&1 | tail -n 100
   return "${PIPESTATUS[0]}"
 }
