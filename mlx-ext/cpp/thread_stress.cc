@@ -65,8 +65,8 @@ std::uint64_t one_graph(std::mt19937& rng, const mc::Stream& s0, const mc::Strea
         break;
       }
       default: {
-        // gather_mm without lhs indices takes the identity indices of this batch size from
-        // the process-wide cache (eval-walk patch); the same product with arange given.
+        // gather_mm without lhs indices (MLX builds them) against the same product with
+        // arange given.
         int n = 1 + static_cast<int>(pick(40));
         auto x = mc::reshape(mc::astype(mc::arange(n * 3, s), mc::float32, s), {n, 1, 3}, s);
         auto w = mc::reshape(mc::astype(mc::arange(4 * 3 * 2, s), mc::float32, s), {4, 3, 2}, s);

@@ -1,8 +1,7 @@
 // Several threads evaluating at once through MLX's own C++ API, as upstream's thread model
 // allows (each thread evaluates its own arrays on streams it made itself) and without mlx-sys's
 // API lock: what is shared between the threads is MLX's (the scheduler, the allocator, the
-// stream registry, and the eval-walk patch's identity-index cache, whose evaluated arrays
-// become inputs of every thread's graphs). For ThreadSanitizer (scripts/sanitize thread) and
+// stream registry). For ThreadSanitizer (scripts/sanitize thread) and
 // as a plain correctness check in every build (tests/tests/thread_stress.rs).
 #pragma once
 

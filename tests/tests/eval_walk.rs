@@ -1,5 +1,5 @@
-//! The eval-walk patch (a flat degree table and per-stream hoisting in `eval_impl`, cached
-//! identity indices for `gather_mm`) must not change what MLX computes: seeded random graphs
+//! The eval-walk patch (a flat degree table and per-stream hoisting in `eval_impl`) must not
+//! change what MLX computes: seeded random graphs
 //! (`mlx_tests::graphs`) evaluated in this process agree bit for bit with the same graphs
 //! evaluated by `graph-eval` built against stock MLX, in another process.
 //!

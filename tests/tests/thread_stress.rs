@@ -1,9 +1,9 @@
-//! The eval walk and the identity-index cache (eval-walk patch) used from several threads and
+//! The eval walk (eval-walk patch) used from several threads and
 //! streams at once through MLX's C++ API, as upstream's thread model allows
 //! (`mlx-ext/cpp/thread_stress.h`): every value must match the host's computation. Its own test
 //! binary with one test, because those threads do not take mlx-sys's API lock. Under
-//! ThreadSanitizer (`scripts/sanitize thread`) it is the check that the walk and the cache do
-//! not race; here it checks the values. `MLX_STRESS_GRAPHS` (graphs per thread, default 25)
+//! ThreadSanitizer (`scripts/sanitize thread`) it is the check that the walk does not race;
+//! here it checks the values. `MLX_STRESS_GRAPHS` (graphs per thread, default 25)
 //! and `MLX_FUZZ_SEED` (printed by every run) size and replay it.
 
 use mlx_ext::ffi::thread_stress::ffi::stress_eval_threads;

@@ -7,7 +7,10 @@
 # eval_walk without Wide graphs, which stock alone evaluates to different bits there:
 # reports/upstream/cuda-build-graph-eval-differs.md). RUST_TESTS: only these runs (e.g.
 # "eval_walk-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode) and MLX_TESTS_GRAPH_KINDS pass
-# through.
+# through. RUST_SHARDS [1]: a `-gpu` run's MLX_FUZZ_CASES random cases split over that many
+# processes side by side, shard j from seed MLX_FUZZ_SEED + j * cases / shards (case i's seed
+# is seed + i, so the shards cover one run's seeds); the other shards run the random test only
+# (rust-ARM-NAME-shardJ.log).
 # The CuTe modules the GPU gather_qmm cases compile at run time (seconds each, one after another
 # in a process), compiled first into the caches of the test and of its stock helper by one
 # `graph-eval moe` per quantization and build, side by side (`graph-eval moe-groups`: the
@@ -37,8 +40,22 @@ run_rust() {
         (
           [[ $name == *-gpu ]] && export MLX_TESTS_DEVICE=gpu MLX_TESTS_GRAPH_KINDS=${MLX_TESTS_GRAPH_KINDS-small,chain}
           [[ $name == gather_qmm_vs_stock-gpu ]] && warm_moe_kernels "$arm"
-          MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm \
-            timeout $(($(left) - 20)) "$t" --test-threads 1 > "$LOGS/rust-$arm-$name.log" 2>&1
+          export MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm
+          local shards=1 j r pids=() src=0
+          [[ $name == *-gpu && -n ${MLX_FUZZ_CASES:-} ]] && shards=${RUST_SHARDS:-1}
+          if ((shards > 1)); then
+            local cases=$((MLX_FUZZ_CASES / shards)) seed=${MLX_FUZZ_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
+            for ((j = 1; j < shards; j++)); do
+              MLX_FUZZ_SEED=$((seed + j * cases)) MLX_FUZZ_CASES=$cases timeout $(($(left) - 20)) \
+                "$t" random --test-threads 1 > "$LOGS/rust-$arm-$name-shard$j.log" 2>&1 &
+              pids+=($!)
+            done
+            export MLX_FUZZ_SEED=$seed MLX_FUZZ_CASES=$cases
+          fi
+          timeout $(($(left) - 20)) "$t" --test-threads 1 > "$LOGS/rust-$arm-$name.log" 2>&1 || src=$?
+          # The worst exit wins: a timeout (124) over a failure over a pass.
+          for j in "${pids[@]}"; do wait "$j"; r=$?; ((r > src)) && src=$r; done
+          exit "$src"
         ) &
         jobs+=($!) names+=("$arm $name")
       done
@@ -48,7 +65,7 @@ run_rust() {
     wait "${jobs[$i]}"; local trc=$?
     local log=$LOGS/rust-${names[$i]// /-}.log
     say "rust ${names[$i]}: exit $trc; $(grep -E '^test result' "$log" | tail -n1)"
-    grep -E '^test .* FAILED$|panicked at' "$log" | head -n 6
+    grep -E '^test .* FAILED$|panicked at' "$log" "${log%.log}"-shard*.log 2>/dev/null | head -n 6
     echo "${names[$i]} exit $trc" >> "$LOGS/rust-tests.txt"
     ((trc == 0)) || rc=1
     ((trc == 124)) && out_of_time=1

@@ -4,7 +4,7 @@
 //! host-made inputs (NaN, ±inf, -0, subnormals, empty and 1-sized dimensions, f32/f16/bf16),
 //! ops spread over two streams of one device ([`crate::device`]: the CPU unless asked otherwise),
 //! non-contiguous views, multi-output ops, wide fan-in and fan-out, `gather_mm` without lhs
-//! indices (repeated shapes hit the eval-walk patch's identity-index cache). One seed in eight
+//! indices. One seed in eight
 //! builds thousands of ops, as a chain thousands deep or with fan-ins hundreds wide
 //! ([`Kind`]). While the graph grows, a seed-chosen mix of partial `eval` / `async_eval`, evals
 //! of evaluated arrays, reads of intermediate values and arrays freed mid-graph
@@ -12,7 +12,7 @@
 //! at a time. It returns every read value's and output's dtype, shape and bytes.
 //!
 //! A build with the eval-walk patch and a stock build must agree bit for bit: the patch changes
-//! how MLX walks the graph and where identity indices come from, not what is computed.
+//! how MLX walks the graph, not what is computed.
 //! [`encode`] / [`decode`] carry the outputs between processes as text.
 
 mod build;
