@@ -9,8 +9,8 @@
 # "eval_walk-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode) and MLX_TESTS_GRAPH_KINDS pass
 # through. RUST_SHARDS [1]: a `-gpu` run's MLX_FUZZ_CASES random cases split over that many
 # processes side by side, shard j from seed MLX_FUZZ_SEED + j * cases / shards (case i's seed
-# is seed + i, so the shards cover one run's seeds); the other shards run the random test only
-# (rust-ARM-NAME-shardJ.log).
+# is seed + i, so the shards cover one run's seeds; bash's arithmetic: a given seed below 2^62);
+# the other shards run the random test only (rust-ARM-NAME-shardJ.log).
 # The CuTe modules the GPU gather_qmm cases compile at run time (seconds each, one after another
 # in a process), compiled first into the caches of the test and of its stock helper by one
 # `graph-eval moe` per quantization and build, side by side (`graph-eval moe-groups`: the
@@ -44,7 +44,7 @@ run_rust() {
           local shards=1 j r pids=() src=0
           [[ $name == *-gpu && -n ${MLX_FUZZ_CASES:-} ]] && shards=${RUST_SHARDS:-1}
           if ((shards > 1)); then
-            local cases=$((MLX_FUZZ_CASES / shards)) seed=${MLX_FUZZ_SEED:-$(od -An -N8 -tu8 /dev/urandom | tr -d ' ')}
+            local cases=$((MLX_FUZZ_CASES / shards)) seed=${MLX_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
             for ((j = 1; j < shards; j++)); do
               MLX_FUZZ_SEED=$((seed + j * cases)) MLX_FUZZ_CASES=$cases timeout $(($(left) - 20)) \
                 "$t" random --test-threads 1 > "$LOGS/rust-$arm-$name-shard$j.log" 2>&1 &
