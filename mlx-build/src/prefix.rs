@@ -99,9 +99,9 @@ mod tests {
     #[test]
     fn an_install_with_the_asked_patches_is_linked() {
         let scratch = tempfile::tempdir().unwrap();
-        let wanted = selection(scratch.path(), &["eval-walk"]);
+        let wanted = selection(scratch.path(), &["fused-causal-softmax"]);
         let dir = scratch.path().join("prefix");
-        install(&dir, "eval-walk", Some(&wanted.sha256_lines()));
+        install(&dir, "fused-causal-softmax", Some(&wanted.sha256_lines()));
         let found = check(&dir, &wanted).unwrap();
         assert!(found.shared && found.backend == "cpu");
     }
@@ -109,12 +109,15 @@ mod tests {
     #[test]
     fn other_patches_or_other_patch_files_are_refused() {
         let scratch = tempfile::tempdir().unwrap();
-        let wanted = selection(scratch.path(), &["eval-walk"]);
+        let wanted = selection(scratch.path(), &["fused-causal-softmax"]);
         let dir = scratch.path().join("prefix");
         install(&dir, "", None);
         let err = check(&dir, &wanted).err().unwrap();
-        assert!(err.contains("built with the patches []") && err.contains("[eval-walk]"), "{err}");
-        install(&dir, "eval-walk", Some("0000  0001-eval-walk.patch\n"));
+        assert!(
+            err.contains("built with the patches []") && err.contains("[fused-causal-softmax]"),
+            "{err}"
+        );
+        install(&dir, "fused-causal-softmax", Some("0000  0001-fused-causal-softmax.patch\n"));
         assert!(check(&dir, &wanted).err().unwrap().contains("other patch files"));
         fs::remove_file(dir.join("include/mlx/mlx.h")).unwrap();
         assert!(check(&dir, &wanted).err().unwrap().contains("not an installed MLX"));

@@ -38,7 +38,7 @@ pub fn id_of(file_name: &str) -> &str {
     }
 }
 
-/// The cargo feature variable a build script sees for a patch id (`CARGO_FEATURE_EVAL_WALK`).
+/// The cargo feature variable a build script sees for a patch id (`CARGO_FEATURE_FUSED_CAUSAL_SOFTMAX`).
 pub fn feature_env(id: &str) -> String {
     format!("CARGO_FEATURE_{}", id.to_uppercase().replace('-', "_"))
 }
@@ -109,6 +109,6 @@ mod tests {
         assert_eq!(parse_list(&format!("{last}, {first}")).unwrap(), vec![first, last]);
         assert!(parse_list("bogus").unwrap_err().contains("bogus"));
         assert_eq!(id_of("0002-fused-causal-softmax.patch"), "fused-causal-softmax");
-        assert_eq!(feature_env("eval-walk"), "CARGO_FEATURE_EVAL_WALK");
+        assert_eq!(feature_env("fused-causal-softmax"), "CARGO_FEATURE_FUSED_CAUSAL_SOFTMAX");
     }
 }

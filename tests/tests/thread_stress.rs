@@ -1,4 +1,4 @@
-//! The eval walk (eval-walk patch) used from several threads and
+//! MLX's eval walk (stock's, or a patched one added by `MLX_EXTRA_PATCHES`) used from several threads and
 //! streams at once through MLX's C++ API, as upstream's thread model allows
 //! (`mlx-ext/cpp/thread_stress.h`): every value must match the host's computation. Its own test
 //! binary with one test, because those threads do not take mlx-sys's API lock. Under

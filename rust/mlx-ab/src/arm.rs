@@ -60,7 +60,7 @@ impl ArmSpec {
         self
     }
 
-    /// Short human label: `stock`, `all patches`, `eval-walk + fix.patch`, `... @ /path`.
+    /// Short human label: `stock`, `all patches`, `fused-causal-softmax + fix.patch`, `... @ /path`.
     pub fn label(&self) -> String {
         let mut parts = Vec::new();
         match self.patches.len() {

@@ -353,8 +353,8 @@ pub fn per_patch(md: &mut String, s: &Sources) {
          (stock/patched, or B/A tokens per second: above 1, the patch is faster). Op level: the \
          single-op points (`mlx-ab ops`, earlier `scripts/op_ab.py`) of the ops the patch changes on that machine (the manifests' \
          `measures`; control points, which no patch changes, left out). End to end: `mlx-ab run` of the patch alone against stock, in the phase its change is in \
-         (`reports/series.json`'s `end_to_end_phase`: decode for eval-walk, prefill for the \
-         others; the other phase's figure is in the tables below). Each names its \
+         (`reports/series.json`'s `end_to_end_phase`; the other phase's figure is in the \
+         tables below). Each names its \
          raw file and series, and whether the patch's file there is its file now.\n"
     );
     let _ = writeln!(md, "{VERDICT_RULE}\n");
@@ -380,6 +380,25 @@ pub fn per_patch(md: &mut String, s: &Sources) {
         );
     }
     md.push('\n');
+    md.push_str(&left_the_series(s));
+}
+
+/// A paragraph naming the patches that left the series (none: empty), so that their rows in
+/// the tables below are not read as the series'.
+fn left_the_series(s: &Sources) -> String {
+    let left = s.left_the_series();
+    if left.is_empty() {
+        return String::new();
+    }
+    let names: Vec<String> = left
+        .iter()
+        .map(|(patch, series)| format!("`{}` (last run in {})", patch.name, series.label()))
+        .collect();
+    format!(
+        "No longer in the series: {}. Its rows below are of series it was part of; why: \
+         `patches/prs/README.md`.\n\n",
+        names.join(", ")
+    )
 }
 
 /// README's short table: per patch its verdict and strongest standing figure, from the same
@@ -400,6 +419,12 @@ pub fn summary(s: &Sources) -> String {
             "| {} | {} | {} | {} | {} |",
             r.name, r.subject, r.strongest, r.identity, r.verdict
         );
+    }
+    let left = left_the_series(s);
+    if !left.is_empty() {
+        md.push('\n');
+        md.push_str(left.trim_end());
+        md.push('\n');
     }
     md
 }

@@ -359,6 +359,28 @@ pub struct Sources {
     pub ops: Vec<OpsRun>,
 }
 
+impl Sources {
+    /// The patch files that some raw file's series holds and the current series does not, each
+    /// with the newest series that held it.
+    pub fn left_the_series(&self) -> Vec<(&PatchFile, &Series)> {
+        let all = self.e2e.iter().map(|r| &r.source).chain(self.ops.iter().map(|r| &r.source));
+        let mut left: BTreeMap<&str, (&PatchFile, &Series)> = BTreeMap::new();
+        for series in all.map(|source| &source.series) {
+            for patch in &series.patches {
+                if self.current.patch(patch.id()).is_some() {
+                    continue;
+                }
+                let newest =
+                    left.get(patch.name.as_str()).is_none_or(|(_, s)| s.date < series.date);
+                if newest {
+                    left.insert(&patch.name, (patch, series));
+                }
+            }
+        }
+        left.into_values().collect()
+    }
+}
+
 /// The `*.json` raw files of a folder (not its manifest), sorted.
 fn raw_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
     Ok(mlx_build::files::sorted_files(dir, "json")?
@@ -497,9 +519,9 @@ pub fn read(root: &Path) -> Result<Sources, String> {
                 .ok_or_else(|| format!("{}: no `b` in its manifest", source.path))?;
             let b_patches = resolve_patches(b, &source.series, &source.path)?;
             for id in entry.measures.iter().chain(entry.measures_by_prefix.values().flatten()) {
-                if current.patch(id).is_none() {
+                if current.patch(id).is_none() && source.series.patch(id).is_none() {
                     return Err(format!(
-                        "{}: `measures` names `{id}`, not a current patch",
+                        "{}: `measures` names `{id}`, neither a current patch nor one of its series",
                         source.path
                     ));
                 }

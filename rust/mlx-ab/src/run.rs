@@ -305,10 +305,10 @@ mod tests {
     fn arms_are_checked_for_patches_and_their_own_library() {
         let run = arm_run();
         assert!(check_arm("A", &run.spec, &run.binary, &run.ready).is_ok());
-        let all = ArmSpec { patches: vec!["eval-walk".into()], ..run.spec.clone() };
+        let all = ArmSpec { patches: vec!["fused-causal-softmax".into()], ..run.spec.clone() };
         assert!(check_arm("B", &all, &run.binary, &run.ready)
             .unwrap_err()
-            .contains("arm B asked for patches [eval-walk]"));
+            .contains("arm B asked for patches [fused-causal-softmax]"));
         // Prebuilt: the worker's MLX must come from the layout.
         let dir = std::env::temp_dir().join(format!("mlx-ab-run-check-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("bin")).unwrap();

@@ -117,9 +117,10 @@ mod tests {
         };
         let stock_and_experiment = install(&[], &["ab12  experiment.patch"]);
         assert_eq!(stock_and_experiment.extra_files(), ["ab12  experiment.patch"]);
-        let series_only = install(&["eval-walk"], &["cd34  0003-eval-walk.patch"]);
+        let series_only =
+            install(&["fused-causal-softmax"], &["cd34  0002-fused-causal-softmax.patch"]);
         assert!(series_only.extra_files().is_empty());
         // An install without SERIES: nothing is known beyond PATCHES.
-        assert!(install(&["eval-walk"], &[]).extra_files().is_empty());
+        assert!(install(&["fused-causal-softmax"], &[]).extra_files().is_empty());
     }
 }

@@ -3,12 +3,12 @@
 
 # Where decode time goes (issue 8, goal 3): each step split into building the graph, MLX's
 # submission (async_eval), the wait for the device and the read-back, for stock and $PHASES_B
-# [eval-walk], stock first in every round ($PHASES_RUNS [3] rounds), on each preset of
-# $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it: the preset where the walk pays);
+# [patched], stock first in every round ($PHASES_RUNS [3] rounds), on each preset of
+# $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it);
 # PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps. Run after `warm`, whose
 # kernel cache it reuses.
 run_phases() {
-  local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-eval-walk} preset n arm rc=0
+  local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-patched} preset n arm rc=0
   [[ -d $WORK/arms/$b ]] || { say "phases: arm $b not built"; return 2; }
   rm -f "$LOGS"/phases-*
   for preset in ${PHASES_PRESETS:-qwen3-30b-a3b}; do

@@ -4,9 +4,9 @@
 
 # Every test binary of both arms at once (each single-threaded), plus the differential tests
 # against stock on the GPU (NAME-gpu: MLX_TESTS_DEVICE=gpu, their stock helper on the GPU too;
-# eval_walk without Wide graphs, which stock alone evaluates to different bits there:
+# graphs_vs_stock without Wide graphs, which stock alone evaluates to different bits there:
 # reports/upstream/cuda-build-graph-eval-differs.md). RUST_TESTS: only these runs (e.g.
-# "eval_walk-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode) and MLX_TESTS_GRAPH_KINDS pass
+# "graphs_vs_stock-gpu"); MLX_FUZZ_CASES (the fuzz tests' long mode) and MLX_TESTS_GRAPH_KINDS pass
 # through. RUST_SHARDS [1]: a `-gpu` run's MLX_FUZZ_CASES random cases split over that many
 # processes side by side, shard j from seed MLX_FUZZ_SEED + j * cases / shards (case i's seed
 # is seed + i, so the shards cover one run's seeds; bash's arithmetic: a given seed below 2^62);
@@ -35,7 +35,7 @@ run_rust() {
   for arm in $ARMS; do
     [[ -d $WORK/arms/$arm/bin/tests ]] || die "arm $arm has no test binaries (pack packs them for stock and patched)"
     for t in "$WORK/arms/$arm/bin/tests/"*; do
-      for name in "$(basename "$t")" $([[ $(basename "$t") =~ ^(eval_walk|gather_qmm_vs_stock)$ ]] && echo "$(basename "$t")-gpu"); do
+      for name in "$(basename "$t")" $([[ $(basename "$t") =~ ^(graphs_vs_stock|gather_qmm_vs_stock)$ ]] && echo "$(basename "$t")-gpu"); do
         [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" $name "* ]] || continue
         (
           [[ $name == *-gpu ]] && export MLX_TESTS_DEVICE=gpu MLX_TESTS_GRAPH_KINDS=${MLX_TESTS_GRAPH_KINDS-small,chain}

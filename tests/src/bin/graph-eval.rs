@@ -1,6 +1,6 @@
 //! Evaluates the seeded graphs of `mlx_tests::graphs` and prints their outputs, so that a build
 //! against stock MLX can be compared with a patched one across processes
-//! (tests/tests/eval_walk.rs builds this binary with `--no-default-features`).
+//! (tests/tests/graphs_vs_stock.rs builds this binary with `--no-default-features`).
 //!
 //! Usage: `graph-eval [moe] SEED...`. Prints `patches ID,ID,...` (empty for stock MLX), then per
 //! seed a line `seed N` followed by `graphs::encode` of its outputs, or `seed N error MESSAGE`.

@@ -11,8 +11,8 @@
 //! (`lifetimes.rs`); at the end, outputs sharing subgraphs are evaluated together or a group
 //! at a time. It returns every read value's and output's dtype, shape and bytes.
 //!
-//! A build with the eval-walk patch and a stock build must agree bit for bit: the patch changes
-//! how MLX walks the graph, not what is computed.
+//! A patched build and a stock build must agree bit for bit: a patch to how MLX walks the graph
+//! (`patches/prs/05-eval-walk/`) changes the walk, not what is computed.
 //! [`encode`] / [`decode`] carry the outputs between processes as text.
 
 mod build;
