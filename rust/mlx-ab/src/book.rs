@@ -1,5 +1,6 @@
 //! `mlx-ab book`: writes BENCHMARKS.md, and README.md's summary between its markers, from the
-//! raw files under `reports/`; `--check` exits 1 when either differs from what they give.
+//! raw files under `reports/`; `--check` exits 1 when either differs from what they give;
+//! `--record-series` adds a commit's series to `reports/series.json` (`book_record`).
 
 use crate::book_render::{render, Plots};
 use crate::{book_patches, book_sources};
@@ -65,11 +66,20 @@ pub fn difference(committed: &str, generated: &str) -> Option<String> {
     ))
 }
 
-pub fn main(root: Option<PathBuf>, check: bool) -> Result<ExitCode, String> {
+pub fn main(
+    root: Option<PathBuf>,
+    check: bool,
+    record_series: Option<String>,
+) -> Result<ExitCode, String> {
     let root = match root {
         Some(root) => root,
         None => default_root()?,
     };
+    if let Some(commit) = record_series {
+        let full = crate::book_record::record(&root, &commit)?;
+        println!("recorded the series of {full} in {}", book_sources::SERIES_FILE);
+        return Ok(ExitCode::SUCCESS);
+    }
     let (book, summary) = generate(&root)?;
     let readme_path = root.join(README);
     let readme = fs::read_to_string(&readme_path)

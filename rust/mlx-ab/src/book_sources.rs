@@ -405,7 +405,7 @@ fn folder(
         if name.starts_with("mlx-suite") {
             continue; // MLX's C++ suite, not a benchmark
         }
-        if name == "roofline.json" {
+        if name.starts_with("roofline") {
             continue; // `mlx-ab roofline`'s reading of op sweeps the book reads as they are
         }
         let Some(entry) = runs.get(&name) else {

@@ -78,6 +78,10 @@ pub enum Command {
         /// Repository root (default: this checkout's).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        /// Only add COMMIT's series (its patches/ as git holds it) to reports/series.json, so
+        /// that raw files of that commit can name it in their RUNS.json.
+        #[arg(long, value_name = "COMMIT", conflicts_with = "check")]
+        record_series: Option<String>,
     },
 }
 

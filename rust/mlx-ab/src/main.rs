@@ -7,6 +7,7 @@
 mod arm;
 mod book;
 mod book_patches;
+mod book_record;
 mod book_render;
 mod book_sources;
 mod cache_dir;
@@ -51,7 +52,7 @@ fn main() -> ExitCode {
         Command::BuildWorker { patches, fault_injection } => {
             build_worker(&patches, fault_injection)
         }
-        Command::Book { check, root } => book::main(root, check),
+        Command::Book { check, root, record_series } => book::main(root, check, record_series),
         Command::Roofline { files, bandwidth_tbps, bf16_tflops, json, root } => root
             .map_or_else(book::default_root, Ok)
             .and_then(|root| {

@@ -469,3 +469,56 @@ fn recorded_series_match_git_history() {
         }
     }
 }
+
+/// `book --record-series` adds the commit's series as git holds it (by the same digests the
+/// history test above checks) and refuses a commit git does not know.
+#[test]
+fn record_series_adds_what_git_holds_at_the_commit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(root)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", common::describe(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = patch_text("a", "first", "x");
+    write(&root.join("patches/series"), "0001-a.patch\n");
+    write(&root.join("patches/0001-a.patch"), &text);
+    write(
+        &root.join("reports/series.json"),
+        r#"{"about": "", "series": {}, "end_to_end_phase": {}}"#,
+    );
+    git(&["init", "-q"]);
+    git(&["add", "patches"]);
+    git(&["commit", "-qm", "one"]);
+    let record = |commit: &str| {
+        Command::new(env!("CARGO_BIN_EXE_mlx-ab"))
+            .args(["book", "--root"])
+            .arg(root)
+            .args(["--record-series", commit])
+            .output()
+            .unwrap()
+    };
+    let out = record("HEAD");
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let head = git(&["rev-parse", "HEAD"]).trim().to_string();
+    let file: Value =
+        serde_json::from_str(&fs::read_to_string(root.join("reports/series.json")).unwrap())
+            .unwrap();
+    let recorded = &file["series"][&head];
+    assert_eq!(recorded["patches"], json!([entry("0001-a.patch", &text)]), "{file}");
+    let date = recorded["date"].as_str().unwrap();
+    assert!(date.len() == 20 && date.ends_with('Z'), "{date}");
+    let out = record("0123456789abcdef0123456789abcdef01234567");
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("git rev-parse"),
+        "{}",
+        common::describe(&out)
+    );
+}

@@ -1,0 +1,74 @@
+//! `mlx-ab book --record-series COMMIT`: adds to `reports/series.json` the series that COMMIT's
+//! `patches/` held (each file's sha256 and its diff's, `mlx_build::digest`), read from git, so
+//! that raw files of that commit can enter the book.
+
+use crate::book_sources::SERIES_FILE;
+use mlx_build::digest;
+use serde_json::{json, Map, Value};
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("TZ", "UTC")
+        .output()
+        .map_err(|e| format!("running git: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(out.stdout)
+}
+
+fn git_text(root: &Path, args: &[&str]) -> Result<String, String> {
+    String::from_utf8(git(root, args)?).map_err(|e| format!("git {}: {e}", args.join(" ")))
+}
+
+/// The series.json entry of `commit` (full id) as git holds it.
+fn entry(root: &Path, commit: &str) -> Result<Value, String> {
+    let series = git_text(root, &["show", &format!("{commit}:patches/series")])?;
+    let names = series.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let patches = names
+        .map(|name| {
+            let bytes = git(root, &["show", &format!("{commit}:patches/{name}")])?;
+            Ok(json!({
+                "name": name,
+                "sha256": digest::bytes(&bytes),
+                "diff": digest::patch(&bytes),
+            }))
+        })
+        .collect::<Result<Vec<Value>, String>>()?;
+    let date = git_text(
+        root,
+        &["show", "-s", "--format=%cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ", commit],
+    )?;
+    Ok(json!({ "date": date.trim(), "patches": patches }))
+}
+
+/// Adds (or replaces) `commit`'s entry in `root`'s series.json; returns its full commit id.
+pub fn record(root: &Path, commit: &str) -> Result<String, String> {
+    let full = git_text(root, &["rev-parse", "--verify", &format!("{commit}^{{commit}}")])?;
+    let full = full.trim().to_string();
+    let path = root.join(SERIES_FILE);
+    let text = fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
+    let mut file: Map<String, Value> =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    let series = file
+        .get_mut("series")
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| format!("{}: no `series` object", path.display()))?;
+    series.insert(full.clone(), entry(root, &full)?);
+    let mut out = Vec::new();
+    let formatter = serde_json::ser::PrettyFormatter::with_indent(b" ");
+    let mut serializer = serde_json::Serializer::with_formatter(&mut out, formatter);
+    serde::Serialize::serialize(&file, &mut serializer).map_err(|e| e.to_string())?;
+    out.push(b'\n');
+    fs::write(&path, out).map_err(|e| format!("writing {}: {e}", path.display()))?;
+    Ok(full)
+}
