@@ -395,8 +395,8 @@ fn left_the_series(s: &Sources) -> String {
         .map(|(patch, series)| format!("`{}` (last run in {})", patch.name, series.label()))
         .collect();
     format!(
-        "No longer in the series: {}. Its rows below are of series it was part of; why: \
-         `patches/prs/README.md`.\n\n",
+        "No longer in the series: {}. Rows below that ran it are of series it was part of; why \
+         it left: `patches/prs/README.md`.\n\n",
         names.join(", ")
     )
 }

@@ -522,3 +522,41 @@ fn record_series_adds_what_git_holds_at_the_commit() {
         common::describe(&out)
     );
 }
+
+/// A patch in an older series but not in today's: the book names it under the per-patch table
+/// and README's summary, and an op sweep of that series may still say it measured that patch.
+#[test]
+fn a_patch_that_left_the_series_is_named_and_its_sweeps_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let gone = patch_text("0009-gone.patch", "old", "old");
+    edit_json(&dir.path().join("reports/series.json"), |series| {
+        let patches = series["series"][COMMIT_OLD]["patches"].as_array_mut().unwrap();
+        patches.push(entry("0009-gone.patch", &gone));
+    });
+    edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
+        runs["runs"]["sweep.json"]["b"] = json!("all");
+        runs["runs"]["sweep.json"]["measures"] = json!("gone");
+    });
+    let out = book(dir.path(), false);
+    assert!(out.status.success(), "{}", common::describe(&out));
+    let md = fs::read_to_string(dir.path().join("BENCHMARKS.md")).unwrap();
+    let per_patch = section(&md, "## Per patch", "\n## ");
+    assert!(
+        per_patch.contains("No longer in the series: `0009-gone.patch` (last run in 2026-11-01"),
+        "{per_patch}"
+    );
+    let readme = fs::read_to_string(dir.path().join("README.md")).unwrap();
+    assert!(readme.contains("No longer in the series: `0009-gone.patch`"), "{readme}");
+    // A patch in no series at all is still an error.
+    edit_json(&dir.path().join("reports/cpu/ops/RUNS.json"), |runs| {
+        runs["runs"]["sweep.json"]["measures"] = json!("never-was");
+    });
+    let out = book(dir.path(), false);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`never-was`"),
+        "{}",
+        common::describe(&out)
+    );
+}
