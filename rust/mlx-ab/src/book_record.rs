@@ -4,47 +4,35 @@
 
 use crate::book_sources::SERIES_FILE;
 use mlx_build::digest;
+use mlx_build::process::run_command;
 use serde_json::{json, Map, Value};
 use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-fn git(root: &Path, args: &[&str]) -> Result<Vec<u8>, String> {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("TZ", "UTC")
-        .output()
-        .map_err(|e| format!("running git: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(out.stdout)
-}
-
-fn git_text(root: &Path, args: &[&str]) -> Result<String, String> {
-    String::from_utf8(git(root, args)?).map_err(|e| format!("git {}: {e}", args.join(" ")))
+/// `git ARGS` in `root`, its output (patch files are UTF-8 text, so bytes survive).
+fn git(root: &Path, args: &[&str]) -> Result<String, String> {
+    let mut cmd = Command::new("git");
+    cmd.args(args).current_dir(root).env("TZ", "UTC");
+    run_command(&mut cmd, &format!("git {}", args.join(" ")))
 }
 
 /// The series.json entry of `commit` (full id) as git holds it.
 fn entry(root: &Path, commit: &str) -> Result<Value, String> {
-    let series = git_text(root, &["show", &format!("{commit}:patches/series")])?;
+    let series = git(root, &["show", &format!("{commit}:patches/series")])?;
     let names = series.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
     let patches = names
         .map(|name| {
-            let bytes = git(root, &["show", &format!("{commit}:patches/{name}")])?;
+            let text = git(root, &["show", &format!("{commit}:patches/{name}")])?;
+            let bytes = text.as_bytes();
             Ok(json!({
                 "name": name,
-                "sha256": digest::bytes(&bytes),
-                "diff": digest::patch(&bytes),
+                "sha256": digest::bytes(bytes),
+                "diff": digest::patch(bytes),
             }))
         })
         .collect::<Result<Vec<Value>, String>>()?;
-    let date = git_text(
+    let date = git(
         root,
         &["show", "-s", "--format=%cd", "--date=format-local:%Y-%m-%dT%H:%M:%SZ", commit],
     )?;
@@ -53,7 +41,7 @@ fn entry(root: &Path, commit: &str) -> Result<Value, String> {
 
 /// Adds (or replaces) `commit`'s entry in `root`'s series.json; returns its full commit id.
 pub fn record(root: &Path, commit: &str) -> Result<String, String> {
-    let full = git_text(root, &["rev-parse", "--verify", &format!("{commit}^{{commit}}")])?;
+    let full = git(root, &["rev-parse", "--verify", &format!("{commit}^{{commit}}")])?;
     let full = full.trim().to_string();
     let path = root.join(SERIES_FILE);
     let text = fs::read_to_string(&path).map_err(|e| format!("reading {}: {e}", path.display()))?;
