@@ -16,12 +16,13 @@ pub struct Entry {
 
 /// Every patch of the series, in application order.
 pub fn entries() -> Vec<Entry> {
-    SERIES
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(|file_name| Entry { id: id_of(file_name), file_name })
-        .collect()
+    file_names(SERIES).map(|file_name| Entry { id: id_of(file_name), file_name }).collect()
+}
+
+/// The patch file names of a `series` file's text (this one's, or another commit's), in order:
+/// its lines without blanks and `#` comments.
+pub fn file_names(text: &str) -> impl Iterator<Item = &str> {
+    text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'))
 }
 
 /// Every patch id, in series order.

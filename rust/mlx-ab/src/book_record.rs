@@ -20,8 +20,7 @@ fn git(root: &Path, args: &[&str]) -> Result<String, String> {
 /// The series.json entry of `commit` (full id) as git holds it.
 fn entry(root: &Path, commit: &str) -> Result<Value, String> {
     let series = git(root, &["show", &format!("{commit}:patches/series")])?;
-    let names = series.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#'));
-    let patches = names
+    let patches = mlx_build::series::file_names(&series)
         .map(|name| {
             let text = git(root, &["show", &format!("{commit}:patches/{name}")])?;
             let bytes = text.as_bytes();

@@ -15,13 +15,7 @@ const COMMIT_NOW: &str = "2222222222222222222222222222222222222222";
 /// The real series' file names (the book reads the list through mlx-build), with made-up bytes.
 fn series_names() -> Vec<String> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../patches/series");
-    fs::read_to_string(root)
-        .unwrap()
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .map(String::from)
-        .collect()
+    mlx_build::series::file_names(&fs::read_to_string(root).unwrap()).map(String::from).collect()
 }
 
 fn id(name: &str) -> &str {
@@ -448,13 +442,8 @@ fn recorded_series_match_git_history() {
             eprintln!("commit {commit} is not in this clone's history: not checked");
             continue;
         }
-        let names: Vec<String> = String::from_utf8(out.stdout)
-            .unwrap()
-            .lines()
-            .map(str::trim)
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .map(String::from)
-            .collect();
+        let text = String::from_utf8(out.stdout).unwrap();
+        let names: Vec<&str> = mlx_build::series::file_names(&text).collect();
         let patches = series["patches"].as_array().unwrap();
         let recorded_names: Vec<&str> =
             patches.iter().map(|p| p["name"].as_str().unwrap()).collect();
