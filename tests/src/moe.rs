@@ -7,8 +7,8 @@
 
 use crate::graphs::{output, Output};
 use crate::rng::Rng;
-use mlx::ops::{slice, transpose_axes};
-use mlx::quantized::{gather_qmm, QuantMode, QuantParams};
+use mlx::ops::{slice, squeeze_axes, transpose_axes};
+use mlx::quantized::{gather_qmm, quantized_matmul, QuantMode, QuantParams};
 use mlx::{Array, Dtype, Result};
 use mlx_ab_protocol::routing::Routing;
 
@@ -255,7 +255,9 @@ impl Case {
     }
 }
 
-/// The sorted gather_qmm of `seed`'s case on [`crate::device`]: its one output.
+/// The sorted gather_qmm of `seed`'s case on [`crate::device`], and on the CPU also the dense
+/// quantized_matmul of the same x with the first expert's weights (the gather-qmm-tiles patch
+/// sends its affine rows through the gather path's tiles; on CUDA no patch changes it).
 pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
     crate::use_device()?;
     let gpu = crate::device().kind == mlx::DeviceType::Gpu;
@@ -263,7 +265,28 @@ pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
     let inputs = case.inputs()?;
     let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
     let y = case.product(&inputs, &inputs.x, &rhs, true)?;
-    Ok(vec![output(&y)?])
+    let mut outputs = vec![output(&y)?];
+    if !gpu {
+        let first = |a: &Array| -> Result<Array> {
+            let mut stop = a.shape();
+            stop[0] = 1;
+            let start = vec![0; stop.len()];
+            let unit = vec![1; stop.len()];
+            squeeze_axes(&slice(a, &start, &stop, &unit)?, &[0])
+        };
+        let Inputs { w, scales, biases, x, .. } = &inputs;
+        let biases = biases.as_ref().map(first).transpose()?;
+        let dense = quantized_matmul(
+            x,
+            &first(w)?,
+            &first(scales)?,
+            biases.as_ref(),
+            case.transpose,
+            case.quant.params(),
+        )?;
+        outputs.push(output(&dense)?);
+    }
+    Ok(outputs)
 }
 
 /// `seeds` grouped by their case's quantization (mode, bits, group size), groups in order of

@@ -6,7 +6,7 @@
 
 pub mod manifest;
 
-use mlx_ab_protocol::ops::Op;
+use mlx_ab_protocol::ops::{Op, QUANTIZED_DTYPE};
 use mlx_ab_protocol::routing::Routing;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -74,12 +74,14 @@ struct RawReport {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Shape {
     /// `routing`: skewed expert loads (`hot`, `zipf`), a line of its own; none: uniform.
+    /// `dtype`: activations other than bf16 (`float32`, `float16`), a line of its own too.
     Gather {
         mode: String,
         proj: String,
         rows: u64,
         shape: [u64; 3],
         routing: Option<String>,
+        dtype: Option<String>,
     },
     Attention {
         op: String,
@@ -91,7 +93,7 @@ pub enum Shape {
 }
 
 /// The point's kind and shape from its args (`mlx_ab_protocol::ops::Op`'s words:
-/// `gather_qmm affine4 up 8 [E H W [ROUTING]]`, `softmax float32 8 512 2048`), or why it
+/// `gather_qmm affine4 up 8 [E H W [ROUTING] [DTYPE]]`, `softmax float32 8 512 2048`), or why it
 /// cannot be drawn.
 pub fn parse(args: &str) -> Result<(Kind, Shape), String> {
     let op = Op::parse(args)?;
@@ -99,8 +101,9 @@ pub fn parse(args: &str) -> Result<(Kind, Shape), String> {
     match op {
         Op::GatherQmm(q) => {
             let routing = (q.routing != Routing::Uniform).then(|| q.routing.word().to_string());
+            let dtype = (q.dtype != QUANTIZED_DTYPE).then_some(q.dtype);
             let (mode, proj, rows, shape) = (q.mode, q.proj, q.rows_per_expert, q.shape);
-            Ok((Kind::GatherQmm, Shape::Gather { mode, proj, rows, shape, routing }))
+            Ok((Kind::GatherQmm, Shape::Gather { mode, proj, rows, shape, routing, dtype }))
         }
         Op::Sdpa(a) | Op::Softmax(a) => Ok((
             Kind::CausalAttention,
@@ -137,10 +140,10 @@ impl Shape {
     /// The line a point is on within its panel and series (its x left out).
     pub fn line(&self) -> String {
         match self {
-            Shape::Gather { mode, proj, routing, .. } => match routing {
-                Some(r) => format!("{mode} {proj} {r}"),
-                None => format!("{mode} {proj}"),
-            },
+            Shape::Gather { mode, proj, routing, dtype, .. } => {
+                let words = [routing, dtype].into_iter().flatten();
+                words.fold(format!("{mode} {proj}"), |line, w| format!("{line} {w}"))
+            }
             Shape::Attention { op, dtype, heads, q, kv } => {
                 let op = if op == "softmax" { "softmax" } else { "SDPA" };
                 if q == kv {
@@ -427,6 +430,14 @@ mod tests {
             (s.panel().as_str(), s.line().as_str()),
             ("mxfp4, E=32 experts, H=512, W=512", "mxfp4 up hot")
         );
+        // Another dtype: the same panel, a line of its own.
+        let (_, s) = parse("gather_qmm mxfp4 up 4 32 512 512 hot float32").unwrap();
+        assert_eq!(
+            (s.panel().as_str(), s.line().as_str()),
+            ("mxfp4, E=32 experts, H=512, W=512", "mxfp4 up hot float32")
+        );
+        let (_, s) = parse("gather_qmm mxfp4 down 4 32 512 512 float16").unwrap();
+        assert_eq!(s.line(), "mxfp4 down float16");
         let (k, s) = parse("softmax float32 8 512 2048").unwrap();
         assert_eq!(k, Kind::CausalAttention);
         assert_eq!(

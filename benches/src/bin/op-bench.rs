@@ -4,8 +4,9 @@
 //! output bits, so the driver checks the arms agree bit for bit at every point it times.
 //!
 //! Requests and replies: `mlx_ab_protocol::ops` (JSON lines: `OpRequest` on stdin, `OpReply`
-//! on stdout), which also documents each op. Inputs are bf16 unless the op names a dtype;
-//! quantized weights are made once per (mode, projection, shape, dense).
+//! on stdout), which also documents each op. Inputs are of the dtype the op names (bf16 for a
+//! quantized product that names none); quantized weights are made once per (mode, projection,
+//! shape, dense, dtype).
 
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
 use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
@@ -63,9 +64,9 @@ fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpRep
     }))
 }
 
-/// Quantized weights, made once per (mode, projection, shape, dense): every expert's for
+/// Quantized weights, made once per (mode, projection, shape, dense, dtype): every expert's for
 /// gather_qmm, one expert's for qmm.
-type Weights = HashMap<(String, String, [u64; 3], bool), (Quantized, QuantParams, i32)>;
+type Weights = HashMap<(String, String, [u64; 3], bool, String), (Quantized, QuantParams, i32)>;
 
 /// `gather_qmm` (`dense` false) or `qmm` (true): the same rows, sorted by expert for the gather.
 fn quantized_case(
@@ -81,11 +82,14 @@ fn quantized_case(
         "down" => (hidden, width),
         proj => return Err(format!("unknown projection {proj:?} (up, down)")),
     };
-    let key = (op.mode.clone(), op.proj.clone(), op.shape, dense);
+    let dtype = dtype(&op.dtype)?;
+    let key = (op.mode.clone(), op.proj.clone(), op.shape, dense, op.dtype.clone());
     if !weights.contains_key(&key) {
         let p = params(&op.mode)?;
         let w = if dense { vec![n, k] } else { vec![experts, n, k] };
-        let w = normal(&w, Dtype::Bfloat16, 0.05, 11).map_err(err)?;
+        // Quantized from the activations' dtype, as a model of that dtype is (affine scales and
+        // biases keep it).
+        let w = normal(&w, dtype, 0.05, 11).map_err(err)?;
         let q = quantize(&w, p).map_err(err)?;
         let mut parts = vec![&q.weights, &q.scales];
         parts.extend(q.biases.as_ref());
@@ -95,12 +99,12 @@ fn quantized_case(
     let (q, p, k) = &weights[&key];
     let m = experts * op.rows_per_expert as i32;
     if dense {
-        let x = normal(&[m, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
+        let x = normal(&[m, *k], dtype, 1.0, 12).map_err(err)?;
         mlx::eval(&[&x]).map_err(err)?;
         let make = || quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, *p);
         return time(calls, reps, make).map_err(err);
     }
-    let x = normal(&[m, 1, *k], Dtype::Bfloat16, 1.0, 12).map_err(err)?;
+    let x = normal(&[m, 1, *k], dtype, 1.0, 12).map_err(err)?;
     let experts = op.routing.sorted_experts(experts as usize, op.rows_per_expert as usize);
     let rhs = Array::from_slice(&experts, &[m]).map_err(err)?;
     mlx::eval(&[&x, &rhs]).map_err(err)?;
@@ -110,9 +114,9 @@ fn quantized_case(
     time(calls, reps, make).map_err(err)
 }
 
-/// An attention op's dtype.
-fn dtype(a: &Attention) -> std::result::Result<Dtype, String> {
-    match a.dtype.as_str() {
+/// An op's dtype word (`mlx_ab_protocol::ops::DTYPES`).
+fn dtype(word: &str) -> std::result::Result<Dtype, String> {
+    match word {
         "float32" => Ok(Dtype::Float32),
         "float16" => Ok(Dtype::Float16),
         "bfloat16" => Ok(Dtype::Bfloat16),
@@ -153,13 +157,13 @@ fn causal_softmax(x: &Array) -> Result<Array> {
 
 fn softmax_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpReply, String> {
     let shape = [1, a.heads as i32, a.q_len as i32, a.kv_len as i32];
-    let scores = normal(&shape, dtype(a)?, 3.0, 24).map_err(err)?;
+    let scores = normal(&shape, dtype(&a.dtype)?, 3.0, 24).map_err(err)?;
     mlx::eval(&[&scores]).map_err(err)?;
     time(calls, reps, || causal_softmax(&scores)).map_err(err)
 }
 
 fn sdpa_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpReply, String> {
-    let dtype = dtype(a)?;
+    let dtype = dtype(&a.dtype)?;
     let (heads, q_len, kv_len) = (a.heads as i32, a.q_len as i32, a.kv_len as i32);
     let q = normal(&[1, heads, q_len, HEAD_DIM], dtype, 1.0, 21).map_err(err)?;
     let k = normal(&[1, heads, kv_len, HEAD_DIM], dtype, 1.0, 22).map_err(err)?;

@@ -11,8 +11,17 @@ use std::fmt;
 /// Qwen3-30B-A3B's experts: count, hidden size, expert width (a gather without a shape).
 pub const QWEN3_30B_A3B: [u64; 3] = [128, 2048, 768];
 
+/// The float dtypes an op may name.
+pub const DTYPES: [&str; 3] = ["float32", "float16", "bfloat16"];
+/// A quantized product's dtype when its args name none (every report before dtypes).
+pub const QUANTIZED_DTYPE: &str = "bfloat16";
+
+fn quantized_dtype() -> String {
+    QUANTIZED_DTYPE.into()
+}
+
 /// A quantized product's operands: MODE (`affine4`, `mxfp4`, `nvfp4`, `mxfp8`), PROJ (`up`:
-/// hidden -> width, `down`: width -> hidden), and `experts * rows_per_expert` bf16 rows.
+/// hidden -> width, `down`: width -> hidden), and `experts * rows_per_expert` rows of DTYPE.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Quantized {
     pub mode: String,
@@ -22,6 +31,10 @@ pub struct Quantized {
     /// experts, hidden size, expert width.
     pub shape: [u64; 3],
     pub routing: Routing,
+    /// The activations' dtype, and the weights' before quantizing (so affine scales and biases
+    /// are of it too, as in a model of that dtype). Absent in older requests: bf16.
+    #[serde(default = "quantized_dtype")]
+    pub dtype: String,
 }
 
 /// Causal attention of one batch, head dim 128: DTYPE (`float32`, `float16`, `bfloat16`).
@@ -67,9 +80,9 @@ impl Op {
         }
     }
 
-    /// Reads an op's args back: `gather_qmm|qmm MODE PROJ ROWS [E H W [ROUTING]]` (no shape:
-    /// Qwen3-30B-A3B's; no routing: uniform), `sdpa|softmax DTYPE HEADS Q KV`, `graph SHAPE
-    /// NODES`, `sdpa_grad MASK HEADS LEN HEAD_DIM`.
+    /// Reads an op's args back: `gather_qmm|qmm MODE PROJ ROWS [E H W [ROUTING] [DTYPE]]` (no
+    /// shape: Qwen3-30B-A3B's; no routing: uniform; no dtype: bf16; qmm takes no routing),
+    /// `sdpa|softmax DTYPE HEADS Q KV`, `graph SHAPE NODES`, `sdpa_grad MASK HEADS LEN HEAD_DIM`.
     pub fn parse(args: &str) -> Result<Op, String> {
         let w: Vec<&str> = args.split_whitespace().collect();
         let num = |i: usize| -> Result<u64, String> {
@@ -81,13 +94,32 @@ impl Op {
         let quantized = |routing_allowed: bool| -> Result<Quantized, String> {
             let shape = match w.len() {
                 4 => QWEN3_30B_A3B,
-                7 | 8 => [num(4)?, num(5)?, num(6)?],
-                _ => return Err(format!("args `{args}`: MODE PROJ ROWS [E H W [ROUTING]] wanted")),
+                7..=9 => [num(4)?, num(5)?, num(6)?],
+                _ => {
+                    return Err(format!(
+                        "args `{args}`: MODE PROJ ROWS [E H W [ROUTING] [DTYPE]] wanted"
+                    ))
+                }
             };
-            let routing = match w.get(7) {
-                Some(word) if routing_allowed => Routing::parse(word)?,
-                Some(_) => return Err(format!("args `{args}`: qmm takes no routing")),
-                None => Routing::Uniform,
+            // The dtype, if any, is the last word: no routing word is a dtype.
+            let mut tail = w.get(7..).unwrap_or_default();
+            let dtype = match tail.split_last() {
+                Some((last, rest)) if DTYPES.contains(last) => {
+                    tail = rest;
+                    last.to_string()
+                }
+                _ => quantized_dtype(),
+            };
+            let not_dtype = |word: &str| {
+                format!("args `{args}`: {word:?} is not a dtype ({})", DTYPES.join(", "))
+            };
+            let routing = match tail {
+                [] => Routing::Uniform,
+                [word] if routing_allowed => Routing::parse(word).map_err(|_| {
+                    format!("{}, nor a routing ({})", not_dtype(word), Routing::WORDS.join(", "))
+                })?,
+                [word] => return Err(format!("{}; qmm takes no routing", not_dtype(word))),
+                [.., last] => return Err(not_dtype(last)),
             };
             Ok(Quantized {
                 mode: w[1].into(),
@@ -95,6 +127,7 @@ impl Op {
                 rows_per_expert: num(3)?,
                 shape,
                 routing,
+                dtype,
             })
         };
         let attention = || -> Result<Attention, String> {
@@ -125,7 +158,9 @@ impl Op {
     }
 }
 
-/// The args: the op's words, every shape written out, the routing only when skewed.
+/// The args: the op's words, every shape written out, the routing only when skewed, a quantized
+/// product's dtype only when not bf16 (so older reports' args, their points' keys, stay as
+/// they were).
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
         let name = self.name();
@@ -133,9 +168,12 @@ impl fmt::Display for Op {
             Op::GatherQmm(q) | Op::Qmm(q) => {
                 let [e, h, w] = q.shape;
                 write!(f, "{name} {} {} {} {e} {h} {w}", q.mode, q.proj, q.rows_per_expert)?;
-                match q.routing {
-                    Routing::Uniform => Ok(()),
-                    skewed => write!(f, " {}", skewed.word()),
+                if q.routing != Routing::Uniform {
+                    write!(f, " {}", q.routing.word())?;
+                }
+                match q.dtype.as_str() {
+                    QUANTIZED_DTYPE => Ok(()),
+                    dtype => write!(f, " {dtype}"),
                 }
             }
             Op::Sdpa(a) | Op::Softmax(a) => {
@@ -188,7 +226,10 @@ mod tests {
         for args in [
             "gather_qmm affine4 up 4 128 2048 768",
             "gather_qmm mxfp4 down 16 32 512 512 hot",
+            "gather_qmm affine4 up 2 32 512 1024 float32",
+            "gather_qmm mxfp4 down 16 32 512 512 hot float16",
             "qmm nvfp4 up 1 128 2048 768",
+            "qmm affine4 up 1 32 512 1024 float32",
             "sdpa bfloat16 8 8192 8192",
             "softmax float32 1 32768 32768",
             "graph chain 10000",
@@ -203,12 +244,26 @@ mod tests {
             Op::parse("gather_qmm affine4 down 8").unwrap().to_string(),
             "gather_qmm affine4 down 8 128 2048 768"
         );
+        // bf16 named: the same op, written as every report before dtypes wrote it.
+        assert_eq!(
+            Op::parse("gather_qmm affine4 up 2 32 512 1024 uniform bfloat16").unwrap(),
+            Op::parse("gather_qmm affine4 up 2 32 512 1024").unwrap()
+        );
         for bad in [
             "sdpa float32 8 2048",
             "matmul 1 2 3",
             "gather_qmm affine4 up 0",
             "qmm affine4 up 4 1 2 3 hot",
             "gather_qmm affine4 up 4 1 2 3 skewed",
+            // An unknown trailing word is neither a routing nor a dtype.
+            "gather_qmm affine4 up 4 1 2 3 float64",
+            "gather_qmm affine4 up 4 1 2 3 hot float64",
+            "qmm affine4 up 4 1 2 3 float64",
+            "qmm affine4 up 4 1 2 3 hot float32",
+            // Routing before dtype, one of each.
+            "gather_qmm affine4 up 4 1 2 3 float32 hot",
+            "gather_qmm affine4 up 4 1 2 3 hot zipf",
+            "gather_qmm affine4 up 4 1 2 3 hot float32 float32",
             "",
         ] {
             assert!(Op::parse(bad).is_err(), "{bad}");
@@ -230,6 +285,10 @@ mod tests {
         );
         assert!(text.contains(r#""routing":"zipf""#), "{text}");
         assert_eq!(serde_json::from_str::<OpRequest>(&text).unwrap(), request);
+        // A request from before dtypes: bf16.
+        let older = text.replace(r#","dtype":"bfloat16""#, "");
+        assert_ne!(older, text);
+        assert_eq!(serde_json::from_str::<OpRequest>(&older).unwrap(), request);
         assert_eq!(
             serde_json::from_str::<OpRequest>(r#"{"request":"quit"}"#).unwrap(),
             OpRequest::Quit

@@ -233,6 +233,17 @@ pub struct OpsArgs {
     /// own at every rows per expert, which is then the mean. qmm: uniform only.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "uniform")]
     pub routing: Vec<mlx_ab_protocol::routing::Routing>,
+    /// gather_qmm's and qmm's activation dtypes, comma separated: bfloat16, float32, float16
+    /// (the weights are quantized from the same dtype); each a point of its own, whose args and
+    /// label end with the dtype when it is not bfloat16.
+    #[arg(
+        long,
+        value_name = "DTYPE,...",
+        value_delimiter = ',',
+        default_value = "bfloat16",
+        value_parser = clap::builder::PossibleValuesParser::new(mlx_ab_protocol::ops::DTYPES)
+    )]
+    pub dtypes: Vec<String>,
     /// Write the report (every pair's times) as JSON here.
     #[arg(long, value_name = "F")]
     pub json: Option<PathBuf>,

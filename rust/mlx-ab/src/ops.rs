@@ -175,6 +175,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         gather_shape: args.gather_shape.unwrap_or(ops_points::QWEN3_30B_A3B),
         rows: or(&args.rows, &ops_points::ROWS_PER_EXPERT),
         routings: args.routing.clone(),
+        dtypes: args.dtypes.clone(),
         softmax_shapes: if args.softmax_shapes.is_empty() {
             ops_points::SOFTMAX_SHAPES.to_vec()
         } else {

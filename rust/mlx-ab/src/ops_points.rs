@@ -2,7 +2,7 @@
 //! it does (flops, fewest bytes), for the rates in the report. Points, order and
 //! fields are those of the retired scripts/op_ab.py, so old and new reports line up.
 
-use mlx_ab_protocol::ops::{Attention, Op, Quantized};
+use mlx_ab_protocol::ops::{Attention, Op, Quantized, QUANTIZED_DTYPE};
 use mlx_ab_protocol::routing::Routing;
 use serde::Serialize;
 
@@ -69,6 +69,8 @@ pub struct SweepOptions {
     pub rows: Vec<u64>,
     /// gather_qmm's expert loads (qmm has no experts: uniform only).
     pub routings: Vec<Routing>,
+    /// gather_qmm's and qmm's activation dtypes.
+    pub dtypes: Vec<String>,
     pub softmax_shapes: Vec<[u64; 3]>,
     /// Keep only the points whose label contains this text.
     pub only: Option<String>,
@@ -85,6 +87,9 @@ pub enum Kind {
         /// Absent: uniform (every report before skewed loads).
         #[serde(skip_serializing_if = "Option::is_none")]
         routing: Option<String>,
+        /// The activations' dtype; absent: bf16 (every report before dtypes).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        dtype: Option<String>,
     },
     Attention {
         dtype: String,
@@ -131,11 +136,13 @@ impl Point {
     /// What `--only` matches and the report prints.
     pub fn label(&self) -> String {
         match &self.kind {
-            Kind::Gather { mode, proj, rows_per_expert, routing } => {
+            Kind::Gather { mode, proj, rows_per_expert, routing, dtype } => {
                 let shape =
                     self.shape.map(|[e, h, w]| format!(" E={e} H={h} W={w}")).unwrap_or_default();
-                let routing = routing.as_ref().map(|r| format!(" {r}")).unwrap_or_default();
-                format!("{} {mode} {proj} r={rows_per_expert}{shape}{routing}", self.op)
+                let word =
+                    |w: &Option<String>| w.as_ref().map(|w| format!(" {w}")).unwrap_or_default();
+                let (routing, dtype) = (word(routing), word(dtype));
+                format!("{} {mode} {proj} r={rows_per_expert}{shape}{routing}{dtype}", self.op)
             }
             Kind::Attention { dtype, heads, q_len, kv_len } => {
                 format!("{} {dtype} H={heads} q={q_len} kv={kv_len}", self.op)
@@ -149,18 +156,22 @@ impl Point {
 }
 
 /// `op` is `gather_qmm` or `qmm` (op-bench takes the same arguments for both, less the
-/// routing: qmm's points are uniform only).
+/// routing: qmm's points are uniform only). Dtype-major: each dtype's points in the order of a
+/// bf16 sweep.
 pub fn gather_points(
     op: &str,
     modes: &[String],
     shape: [u64; 3],
     rows: &[u64],
     routings: &[Routing],
+    dtypes: &[String],
 ) -> Vec<Point> {
     let [experts, hidden, width] = shape;
     let routings = if op == "qmm" { &[Routing::Uniform][..] } else { routings };
     let mut points = Vec::new();
-    for mode in modes {
+    for (dtype, mode) in dtypes.iter().flat_map(|d| modes.iter().map(move |m| (d, m))) {
+        // Named only when not bf16, as in the args: older reports' points stay as they were.
+        let named = (dtype != QUANTIZED_DTYPE).then(|| dtype.clone());
         for proj in PROJECTIONS {
             for &routing in routings {
                 for &r in rows {
@@ -171,6 +182,7 @@ pub fn gather_points(
                         rows_per_expert: r,
                         shape,
                         routing,
+                        dtype: dtype.clone(),
                     };
                     let request = if op == "qmm" { Op::Qmm(q) } else { Op::GatherQmm(q) };
                     points.push(Point {
@@ -180,6 +192,7 @@ pub fn gather_points(
                             proj: proj.into(),
                             rows_per_expert: r,
                             routing: skewed,
+                            dtype: named.clone(),
                         },
                         args: request.to_string(),
                         request,
@@ -261,16 +274,14 @@ pub fn points(o: &SweepOptions) -> Vec<Point> {
     let mut points = Vec::new();
     for sweep in &o.sweeps {
         match sweep {
-            Sweep::GatherQmm => points.extend(gather_points(
-                "gather_qmm",
+            Sweep::GatherQmm | Sweep::Qmm => points.extend(gather_points(
+                if *sweep == Sweep::Qmm { "qmm" } else { "gather_qmm" },
                 &o.modes,
                 o.gather_shape,
                 &o.rows,
                 &o.routings,
+                &o.dtypes,
             )),
-            Sweep::Qmm => {
-                points.extend(gather_points("qmm", &o.modes, o.gather_shape, &o.rows, &o.routings))
-            }
             Sweep::Sdpa => points.extend(sdpa_points()),
             Sweep::Softmax => points.extend(softmax_points(&o.softmax_shapes)),
             Sweep::Graph => points.extend(graph_points()),
@@ -324,6 +335,7 @@ mod tests {
             gather_shape: QWEN3_30B_A3B,
             rows: ROWS_PER_EXPERT.to_vec(),
             routings: vec![Routing::Uniform],
+            dtypes: vec!["bfloat16".into()],
             softmax_shapes: SOFTMAX_SHAPES.to_vec(),
             only: None,
         }
@@ -443,6 +455,50 @@ mod tests {
         assert!(all[12..].iter().all(|p| p.args.split(' ').count() == 7));
     }
 
+    /// Dtypes: dtype-major, the word at the end of the request and label and a `dtype` field
+    /// only when not bf16 (old reports' form), so a float32 point never shares a key with the
+    /// bf16 point of its mode, projection and rows.
+    #[test]
+    fn dtypes_multiply_gather_and_qmm_points() {
+        let sweep = SweepOptions {
+            sweeps: vec![Sweep::GatherQmm, Sweep::Qmm],
+            modes: vec!["affine4".into()],
+            gather_shape: [32, 512, 1024],
+            rows: vec![2],
+            routings: vec![Routing::Uniform, Routing::Hot],
+            dtypes: vec!["bfloat16".into(), "float32".into()],
+            ..defaults(Sweep::GatherQmm)
+        };
+        let all = points(&sweep);
+        let args: Vec<&str> = all.iter().map(|p| p.args.as_str()).collect();
+        assert_eq!(
+            args,
+            [
+                "gather_qmm affine4 up 2 32 512 1024",
+                "gather_qmm affine4 up 2 32 512 1024 hot",
+                "gather_qmm affine4 down 2 32 512 1024",
+                "gather_qmm affine4 down 2 32 512 1024 hot",
+                "gather_qmm affine4 up 2 32 512 1024 float32",
+                "gather_qmm affine4 up 2 32 512 1024 hot float32",
+                "gather_qmm affine4 down 2 32 512 1024 float32",
+                "gather_qmm affine4 down 2 32 512 1024 hot float32",
+                "qmm affine4 up 2 32 512 1024",
+                "qmm affine4 down 2 32 512 1024",
+                "qmm affine4 up 2 32 512 1024 float32",
+                "qmm affine4 down 2 32 512 1024 float32",
+            ]
+        );
+        assert!(all.iter().all(|p| Op::parse(&p.args).as_ref() == Ok(&p.request)));
+        assert_eq!(all[5].label(), "gather_qmm affine4 up r=2 E=32 H=512 W=1024 hot float32");
+        assert_eq!(all[10].label(), "qmm affine4 up r=2 E=32 H=512 W=1024 float32");
+        assert_eq!(all[4].flops, all[0].flops);
+        let json = serde_json::to_value(&all[4]).unwrap();
+        assert_eq!(json["dtype"], "float32");
+        assert!(serde_json::to_value(&all[0]).unwrap().get("dtype").is_none());
+        let only = SweepOptions { only: Some("float32".into()), ..sweep };
+        assert_eq!(points(&only).len(), 6);
+    }
+
     /// The CPU-only sweeps: op-bench's `graph` and `sdpa_grad` requests, none in `all`.
     #[test]
     fn graph_and_training_step_points() {
@@ -458,7 +514,8 @@ mod tests {
         assert_eq!(steps[0].label(), "sdpa_grad causal H=8 L=1024 D=64");
         assert!(steps.iter().any(|p| is_control(&p.args)), "no control");
         assert!(!is_control(&steps[0].args) && !is_control(&graphs[0].args));
-        let dense = gather_points("qmm", &["affine4".into()], QWEN3_30B_A3B, &[1], &[]);
+        let bf16 = ["bfloat16".into()];
+        let dense = gather_points("qmm", &["affine4".into()], QWEN3_30B_A3B, &[1], &[], &bf16);
         assert!(is_control(&dense[0].args));
         let all = points(&defaults(Sweep::All));
         assert!(all.iter().all(|p| p.op != "graph" && p.op != "sdpa_grad"));

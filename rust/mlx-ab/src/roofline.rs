@@ -3,7 +3,9 @@
 //! call must move (every expert's packed weights with their scales and biases once, or the one
 //! expert's for qmm, x read once, the output written once) over its median time; the arithmetic
 //! rate is the point's 2*M*N*K over the same time. Written as a table and as `roofline.json`,
-//! naming the patch series the arms ran.
+//! naming the patch series the arms ran. A point of another activation dtype than bf16 (`mlx-ab
+//! ops --dtypes`) is a row of its own, its dtype in the label and its bytes those of the dtype;
+//! its rate is still set against the bf16 limit.
 
 use crate::book_sources::{self, read_json, PatchFile};
 use serde::{Deserialize, Serialize};
@@ -14,11 +16,12 @@ use std::path::{Path, PathBuf};
 /// overrides it.
 const DEFAULT_SHAPE: [u64; 3] = crate::ops_points::QWEN3_30B_A3B;
 
-/// Bits per weight and bytes of scale (and bias) data per weight of a quantization mode.
-fn format(mode: &str) -> Option<(f64, f64)> {
+/// Bits per weight and bytes of scale (and bias) data per weight of a quantization mode, whose
+/// weights were quantized from `element` bytes floats (op-bench: the activations' dtype).
+fn format(mode: &str, element: f64) -> Option<(f64, f64)> {
     match mode {
-        // a bf16 scale and a bf16 bias per group of 64
-        "affine4" => Some((4.0, 2.0 * 2.0 / 64.0)),
+        // a scale and a bias of the weights' dtype per group of 64
+        "affine4" => Some((4.0, 2.0 * element / 64.0)),
         // one 8-bit scale per 32 (mx) or 16 (nv) weights
         "mxfp4" => Some((4.0, 1.0 / 32.0)),
         "nvfp4" => Some((4.0, 1.0 / 16.0)),
@@ -45,22 +48,36 @@ struct Point {
     /// Skewed loads (absent: uniform).
     #[serde(default)]
     routing: Option<String>,
+    /// The activations' dtype (absent: bf16).
+    #[serde(default)]
+    dtype: Option<String>,
     a_seconds: f64,
     b_seconds: f64,
     flops: f64,
     identical: bool,
 }
 
-/// The bytes one call must move: bf16 activations in and out, every expert's weights once
-/// (`gather_qmm`) or one expert's (`qmm`, the same rows against one matrix).
+/// Bytes per element of an activation dtype (`None`: bf16).
+fn element_bytes(dtype: Option<&str>) -> Option<f64> {
+    match dtype.unwrap_or("bfloat16") {
+        "bfloat16" | "float16" => Some(2.0),
+        "float32" => Some(4.0),
+        _ => None,
+    }
+}
+
+/// The bytes one call must move: activations (`dtype`; `None`: bf16) in and out, every expert's
+/// weights once (`gather_qmm`) or one expert's (`qmm`, the same rows against one matrix).
 fn bytes_moved(
     op: &str,
     mode: &str,
     proj: &str,
     rows_per_expert: u64,
     [experts, hidden, width]: [u64; 3],
+    dtype: Option<&str>,
 ) -> Option<f64> {
-    let (bits, scale_bytes) = format(mode)?;
+    let element = element_bytes(dtype)?;
+    let (bits, scale_bytes) = format(mode, element)?;
     let (n, k) = if proj == "up" { (width, hidden) } else { (hidden, width) };
     let rows = (experts * rows_per_expert) as f64;
     let matrices = match op {
@@ -69,7 +86,7 @@ fn bytes_moved(
         _ => return None,
     };
     let weights = (matrices * n * k) as f64 * (bits / 8.0 + scale_bytes);
-    Some(weights + rows * k as f64 * 2.0 + rows * n as f64 * 2.0)
+    Some(weights + rows * k as f64 * element + rows * n as f64 * element)
 }
 
 #[derive(Serialize)]
@@ -102,6 +119,9 @@ struct RooflinePoint {
     mode: String,
     proj: String,
     rows_per_expert: u64,
+    /// The activations' dtype when not bf16 (a point of its own: never merged with bf16's).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dtype: Option<String>,
     /// `stock` (arm A) or `patched` (arm B: the patches `b_patches` names).
     arm: &'static str,
     b_patches: String,
@@ -149,14 +169,19 @@ pub fn main(
             report.results.iter().filter(|p| p.op == "gather_qmm" || p.op == "qmm").filter(uniform)
         {
             let shape = p.shape.unwrap_or(DEFAULT_SHAPE);
-            let bytes = bytes_moved(&p.op, &p.mode, &p.proj, p.rows_per_expert, shape)
-                .ok_or_else(|| format!("{}: unknown mode {}", relative.display(), p.mode))?;
+            let dtype = p.dtype.as_deref();
+            let bytes = bytes_moved(&p.op, &p.mode, &p.proj, p.rows_per_expert, shape, dtype)
+                .ok_or_else(|| {
+                    let what = format!("mode {} dtype {}", p.mode, dtype.unwrap_or("bfloat16"));
+                    format!("{}: unknown {what}", relative.display())
+                })?;
             for (arm, seconds) in [("stock", p.a_seconds), ("patched", p.b_seconds)] {
                 let point = RooflinePoint {
                     op: p.op.clone(),
                     mode: p.mode.clone(),
                     proj: p.proj.clone(),
                     rows_per_expert: p.rows_per_expert,
+                    dtype: p.dtype.clone(),
                     arm,
                     b_patches: entry.b.clone().unwrap_or_else(|| "all".into()),
                     ms: seconds * 1e3,
@@ -166,11 +191,12 @@ pub fn main(
                 };
                 let _ = writeln!(
                     table,
-                    "| {} {} {} r={} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    "| {} {} {} r={}{} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
                     point.op,
                     point.mode,
                     point.proj,
                     point.rows_per_expert,
+                    point.dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default(),
                     point.ms,
                     point.tbps,
                     100.0 * point.tbps / limits.tbps,
@@ -205,7 +231,7 @@ mod tests {
         // affine4 up, 1 row per expert, 128 experts of 768 x 2048: 4 bits + 1/16 byte per weight.
         let weights = 128.0 * 768.0 * 2048.0 * (0.5 + 0.0625);
         let activations = 128.0 * 2048.0 * 2.0 + 128.0 * 768.0 * 2.0;
-        let gather = |mode, proj| bytes_moved("gather_qmm", mode, proj, 1, DEFAULT_SHAPE);
+        let gather = |mode, proj| bytes_moved("gather_qmm", mode, proj, 1, DEFAULT_SHAPE, None);
         assert_eq!(gather("affine4", "up"), Some(weights + activations));
         // The down projection reads the transposed matrix: same weights, other activations.
         let down = gather("affine4", "down").unwrap();
@@ -213,8 +239,17 @@ mod tests {
         assert!(gather("mxfp8", "up").unwrap() > weights * 1.7);
         assert_eq!(gather("int3", "up"), None);
         // The dense product at the same flops reads one expert's matrix.
-        let dense = bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE);
+        let dense = bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE, None);
         assert_eq!(dense, Some(weights / 128.0 + activations));
-        assert_eq!(bytes_moved("sdpa", "affine4", "up", 1, DEFAULT_SHAPE), None);
+        assert_eq!(bytes_moved("sdpa", "affine4", "up", 1, DEFAULT_SHAPE, None), None);
+        // float32: activations twice the bytes, and affine's scales and biases too (quantized
+        // from float32 weights); an fp mode's 8-bit scales stay.
+        let f32 = |mode| bytes_moved("gather_qmm", mode, "up", 1, DEFAULT_SHAPE, Some("float32"));
+        let f32_weights = 128.0 * 768.0 * 2048.0 * (0.5 + 0.125);
+        assert_eq!(f32("affine4"), Some(f32_weights + 2.0 * activations));
+        let mxfp4 = gather("mxfp4", "up").unwrap();
+        assert_eq!(f32("mxfp4"), Some(mxfp4 + activations));
+        let named = |dtype| bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE, Some(dtype));
+        assert_eq!((named("bfloat16"), named("float64")), (dense, None));
     }
 }

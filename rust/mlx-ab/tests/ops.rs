@@ -246,6 +246,41 @@ fn fresh_workers_time_each_pair_in_new_processes() {
     }
 }
 
+/// `--dtypes`: each dtype's points ask op-bench for it, and a non-bf16 point's args, label and
+/// `dtype` field name it (a bf16 point's stay as before dtypes); an unknown dtype is refused.
+#[test]
+fn dtypes_reach_the_requests_and_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("requests");
+    let reply = timed(1.0e-3, 100, SAME);
+    let f = Fake { log: Some(&log), ..fake(&reply) };
+    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let json = d.path().join("r.json");
+    let sweep = ["--sweep", "qmm", "--modes", "affine4", "--rows", "2", "--only", "up r="];
+    let args = [&sweep[..], &["--gather-shape", "32:512:1024", "--pairs", "1"]].concat();
+    let out = ops(&a, &b, &[&args[..], &["--dtypes", "bfloat16,float32"]].concat(), &json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let [bf16, f32] = &report["results"].as_array().unwrap()[..] else { panic!("{report}") };
+    assert_eq!(bf16["args"], "qmm affine4 up 2 32 512 1024");
+    assert!(bf16.get("dtype").is_none(), "{bf16}");
+    assert_eq!(
+        (&f32["args"], &f32["dtype"]),
+        (&"qmm affine4 up 2 32 512 1024 float32".into(), &"float32".into())
+    );
+    // Per point and arm, a warm-up and one pair.
+    let requests = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(requests.matches(r#""dtype":"bfloat16""#).count(), 4, "{requests}");
+    assert_eq!(requests.matches(r#""dtype":"float32""#).count(), 4, "{requests}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("| qmm affine4 up r=2 E=32 H=512 W=1024 float32 |"), "{stdout}");
+    let out = ops(&a, &b, &[&args[..], &["--dtypes", "float64"]].concat(), &json).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("float64"));
+}
+
 #[test]
 fn a_spent_budget_leaves_the_later_points_out() {
     // Each point takes over a second (5 requests of 0.25 s, 4 of them in turn), so with a
