@@ -13,6 +13,8 @@ run_mutation() {
       MUTATION_BUILD_FLAGS="--cuda --arch ${ARCH:-90a} --source $WORK/pristine" \
       timeout $(($(left) - 10)) scripts/mutation-check "$n" > "$LOGS/mutation-$n.txt" 2>&1 || rc=1
     tail -n 12 "$LOGS/mutation-$n.txt"
+    # The builds' and cases' logs come back with the others.
+    mkdir -p "$LOGS/mutation-$n" && cp target/mutation-check/logs/* "$LOGS/mutation-$n/" 2>/dev/null
   done
   return $rc
 }
