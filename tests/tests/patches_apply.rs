@@ -169,11 +169,18 @@ fn the_build_applied_exactly_the_patches_its_features_select() {
 }
 
 /// From `Subject:` through the `-- ` signature separator: the message and the diff, without the
-/// header lines (commit id, author, date) and git's version.
-fn message_and_diff(patch: &str) -> &str {
+/// header lines (commit id, author, date) and git's version, and without the diff's `index`
+/// lines: their blob ids name the file before and after the patch, so they change when an
+/// earlier patch of the series changes that file (0001 and 0006 both touch blas_tests.cpp),
+/// while the lines the patch changes do not.
+fn message_and_diff(patch: &str) -> String {
     let start = patch.find("\nSubject: ").expect("a Subject line") + 1;
     let end = patch.rfind("\n-- \n").expect("a signature separator");
-    &patch[start..end]
+    patch[start..end]
+        .lines()
+        .filter(|line| !line.starts_with("index "))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// scripts/export-series re-authors every patch to whoever runs it and changes nothing else.
