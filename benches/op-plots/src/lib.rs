@@ -6,7 +6,7 @@
 
 pub mod manifest;
 
-use mlx_ab_protocol::ops::{Op, QUANTIZED_DTYPE};
+use mlx_ab_protocol::ops::Op;
 use mlx_ab_protocol::routing::Routing;
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -101,7 +101,7 @@ pub fn parse(args: &str) -> Result<(Kind, Shape), String> {
     match op {
         Op::GatherQmm(q) => {
             let routing = (q.routing != Routing::Uniform).then(|| q.routing.word().to_string());
-            let dtype = (q.dtype != QUANTIZED_DTYPE).then_some(q.dtype);
+            let dtype = q.named_dtype().map(String::from);
             let (mode, proj, rows, shape) = (q.mode, q.proj, q.rows_per_expert, q.shape);
             Ok((Kind::GatherQmm, Shape::Gather { mode, proj, rows, shape, routing, dtype }))
         }

@@ -37,6 +37,14 @@ pub struct Quantized {
     pub dtype: String,
 }
 
+impl Quantized {
+    /// The dtype word when it is not bf16: what args, labels and report fields carry, so a bf16
+    /// point keeps the form it had before dtypes (older reports' keys).
+    pub fn named_dtype(&self) -> Option<&str> {
+        (self.dtype != QUANTIZED_DTYPE).then_some(self.dtype.as_str())
+    }
+}
+
 /// Causal attention of one batch, head dim 128: DTYPE (`float32`, `float16`, `bfloat16`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Attention {
@@ -171,9 +179,9 @@ impl fmt::Display for Op {
                 if q.routing != Routing::Uniform {
                     write!(f, " {}", q.routing.word())?;
                 }
-                match q.dtype.as_str() {
-                    QUANTIZED_DTYPE => Ok(()),
-                    dtype => write!(f, " {dtype}"),
+                match q.named_dtype() {
+                    Some(dtype) => write!(f, " {dtype}"),
+                    None => Ok(()),
                 }
             }
             Op::Sdpa(a) | Op::Softmax(a) => {

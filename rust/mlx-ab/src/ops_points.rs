@@ -2,7 +2,7 @@
 //! it does (flops, fewest bytes), for the rates in the report. Points, order and
 //! fields are those of the retired scripts/op_ab.py, so old and new reports line up.
 
-use mlx_ab_protocol::ops::{Attention, Op, Quantized, QUANTIZED_DTYPE};
+use mlx_ab_protocol::ops::{Attention, Op, Quantized};
 use mlx_ab_protocol::routing::Routing;
 use serde::Serialize;
 
@@ -170,8 +170,6 @@ pub fn gather_points(
     let routings = if op == "qmm" { &[Routing::Uniform][..] } else { routings };
     let mut points = Vec::new();
     for (dtype, mode) in dtypes.iter().flat_map(|d| modes.iter().map(move |m| (d, m))) {
-        // Named only when not bf16, as in the args: older reports' points stay as they were.
-        let named = (dtype != QUANTIZED_DTYPE).then(|| dtype.clone());
         for proj in PROJECTIONS {
             for &routing in routings {
                 for &r in rows {
@@ -184,6 +182,7 @@ pub fn gather_points(
                         routing,
                         dtype: dtype.clone(),
                     };
+                    let named = q.named_dtype().map(String::from);
                     let request = if op == "qmm" { Op::Qmm(q) } else { Op::GatherQmm(q) };
                     points.push(Point {
                         op: op.into(),
@@ -192,7 +191,7 @@ pub fn gather_points(
                             proj: proj.into(),
                             rows_per_expert: r,
                             routing: skewed,
-                            dtype: named.clone(),
+                            dtype: named,
                         },
                         args: request.to_string(),
                         request,

@@ -8,6 +8,7 @@
 //! its rate is still set against the bf16 limit.
 
 use crate::book_sources::{self, read_json, PatchFile};
+use mlx_ab_protocol::ops::QUANTIZED_DTYPE;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ struct Point {
 
 /// Bytes per element of an activation dtype (`None`: bf16).
 fn element_bytes(dtype: Option<&str>) -> Option<f64> {
-    match dtype.unwrap_or("bfloat16") {
+    match dtype.unwrap_or(QUANTIZED_DTYPE) {
         "bfloat16" | "float16" => Some(2.0),
         "float32" => Some(4.0),
         _ => None,
@@ -172,7 +173,8 @@ pub fn main(
             let dtype = p.dtype.as_deref();
             let bytes = bytes_moved(&p.op, &p.mode, &p.proj, p.rows_per_expert, shape, dtype)
                 .ok_or_else(|| {
-                    let what = format!("mode {} dtype {}", p.mode, dtype.unwrap_or("bfloat16"));
+                    let what =
+                        format!("mode {} dtype {}", p.mode, dtype.unwrap_or(QUANTIZED_DTYPE));
                     format!("{}: unknown {what}", relative.display())
                 })?;
             for (arm, seconds) in [("stock", p.a_seconds), ("patched", p.b_seconds)] {

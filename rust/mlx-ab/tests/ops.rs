@@ -166,13 +166,20 @@ fn a_missing_op_bench_is_an_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("op-bench is not an executable"));
 }
 
+/// Arms a and b under `root` whose workers reply `timed(1.0e-3, 100, SAME)` to every request
+/// and log each one to the returned file.
+fn logging_arms(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let log = root.join("requests");
+    let reply = timed(1.0e-3, 100, SAME);
+    let f = Fake { log: Some(&log), ..fake(&reply) };
+    let (a, b) = (arm(root, "a", &f), arm(root, "b", &f));
+    (log, a, b)
+}
+
 #[test]
 fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
     let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("requests");
-    let reply = timed(1.0e-3, 100, SAME);
-    let f = Fake { log: Some(&log), ..fake(&reply) };
-    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let (log, a, b) = logging_arms(d.path());
     let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", "8", "--reps", "5"];
     let out = ops(&a, &b, &args, &d.path().join("r.json")).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
@@ -200,10 +207,7 @@ fn fresh_workers_time_each_pair_in_new_processes() {
     let request = r#"{"request":"time","op":{"op":"sdpa","dtype":"float32","heads":8,"q_len":2048,"kv_len":2048},"calls":1,"reps":"#;
     for (extra, processes) in [(None, 1), (Some("--fresh-workers"), 4)] {
         let d = tempfile::tempdir().unwrap();
-        let log = d.path().join("requests");
-        let reply = timed(1.0e-3, 100, SAME);
-        let f = Fake { log: Some(&log), ..fake(&reply) };
-        let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+        let (log, a, b) = logging_arms(d.path());
         let json = d.path().join("r.json");
         let mut args = vec!["--sweep", "sdpa", "--only", "q=2048", "--pairs", "4", "--reps", "5"];
         args.extend(extra);
@@ -251,10 +255,7 @@ fn fresh_workers_time_each_pair_in_new_processes() {
 #[test]
 fn dtypes_reach_the_requests_and_the_report() {
     let d = tempfile::tempdir().unwrap();
-    let log = d.path().join("requests");
-    let reply = timed(1.0e-3, 100, SAME);
-    let f = Fake { log: Some(&log), ..fake(&reply) };
-    let (a, b) = (arm(d.path(), "a", &f), arm(d.path(), "b", &f));
+    let (log, a, b) = logging_arms(d.path());
     let json = d.path().join("r.json");
     let sweep = ["--sweep", "qmm", "--modes", "affine4", "--rows", "2", "--only", "up r="];
     let args = [&sweep[..], &["--gather-shape", "32:512:1024", "--pairs", "1"]].concat();
