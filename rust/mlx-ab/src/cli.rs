@@ -206,6 +206,11 @@ pub struct OpsArgs {
     /// instead of staying in every pair. Slower: two starts and warm-ups per pair.
     #[arg(long)]
     pub fresh_workers: bool,
+    /// Before timing, send every point's warm-up once to N extra workers per arm, side by side:
+    /// MLX compiles a CUDA build's kernels at run time, one after another within a process, so
+    /// a sweep's compilation otherwise runs point after point (0: no such step). Untimed.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub precompile: usize,
     /// MLX_PTX_CACHE_DIR of arm A's worker.
     #[arg(long, value_name = "DIR")]
     pub a_ptx_cache: Option<PathBuf>,

@@ -20,6 +20,7 @@ mod gpu_name;
 mod markdown;
 mod ops;
 mod ops_points;
+mod ops_precompile;
 mod ops_report;
 mod ops_worker;
 mod prebuilt;

@@ -2,12 +2,15 @@
 //! arm. Per point: one warm-up request per arm, both at once (runtime compilation stays out of
 //! the timings), then the pairs in `mlx-ab run`'s order (schedule.rs), with `mlx-ab run`'s
 //! statistics (stats.rs), so a ratio's interval does not depend on which tool measured it.
+//! With `--precompile N`, the warm-ups' run-time compilation happens first, side by side
+//! (ops_precompile.rs).
 //!
 //! Exit status: 0 outputs identical at every point, 1 some point differs, 2 error (no report),
 //! 3 stopped by SIGTERM / SIGINT (the finished points are reported).
 
 use crate::cli::OpsArgs;
 use crate::ops_points::{self, Point, SweepOptions};
+use crate::ops_precompile;
 use crate::ops_report::{self, Meta, PointResult, Report, Times, TOOL};
 use crate::ops_worker::{Halt, OpWorker};
 use crate::schedule::{self, Arm, Step};
@@ -87,6 +90,11 @@ pub fn run_points<P, R>(
     Ok(outcome)
 }
 
+/// One untimed evaluation of the point: its kernels compiled and its weights quantized.
+fn warmup_request(point: &Point) -> OpRequest {
+    OpRequest::Time { op: point.request.clone(), calls: point.calls, reps: 1 }
+}
+
 /// Starts the two arms' workers.
 type Start<'a> = &'a dyn Fn() -> Result<[OpWorker; 2], String>;
 
@@ -101,8 +109,7 @@ fn measure(
     seed: u64,
 ) -> Result<PointResult, Halt> {
     let stop = &stop_requested as &dyn Fn() -> Option<String>;
-    let request = |reps| OpRequest::Time { op: point.request.clone(), calls: point.calls, reps };
-    let warmup = request(1);
+    let warmup = warmup_request(point);
     // Both at once: JIT compilation and weight quantization of both arms overlap.
     let warm_up = |workers: &mut [OpWorker; 2]| -> Result<Vec<String>, Halt> {
         for w in workers.iter_mut() {
@@ -111,7 +118,8 @@ fn measure(
         workers.iter_mut().map(|w| Ok(w.receive(&warmup, stop)?.digest)).collect()
     };
     let mut digests: BTreeSet<String> = warm_up(workers)?.into_iter().collect();
-    let timed = request(reps as u64);
+    let timed =
+        OpRequest::Time { op: point.request.clone(), calls: point.calls, reps: reps as u64 };
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
     for step in schedule::plan(pairs, 0) {
@@ -198,6 +206,27 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
     let fresh = args.fresh_workers.then_some(&start as Start);
     let began = Instant::now();
     catch_stop_signals(true);
+    if args.precompile > 0 {
+        let warmups: Vec<_> = points.iter().map(|p| (p.label(), warmup_request(p))).collect();
+        let arms = [
+            ("a", args.a.as_path(), args.a_ptx_cache.as_deref()),
+            ("b", args.b.as_path(), args.b_ptx_cache.as_deref()),
+        ];
+        let stop = &stop_requested as &(dyn Fn() -> Option<String> + Sync);
+        if let Err(e) = ops_precompile::precompile(&warmups, &arms, args.precompile, stop) {
+            catch_stop_signals(false);
+            let [a, b] = workers;
+            a.close(true);
+            b.close(true);
+            return Err(e);
+        }
+        println!(
+            "mlx-ab ops: {} points' warm-ups sent to {} workers per arm in {:.0} s",
+            points.len(),
+            args.precompile,
+            began.elapsed().as_secs_f64()
+        );
+    }
     let outcome = run_points(
         &points,
         args.budget,

@@ -329,3 +329,62 @@ fn sigterm_reports_the_finished_points_and_exits_3() {
     assert_eq!(report["results"].as_array().unwrap().len(), 1);
     assert!(rest.contains("points: 1 of 4 (stopped by SIGTERM)"), "{rest}");
 }
+
+/// `--precompile 2`: before the timed workers' first request, two more workers per arm send
+/// every point's warm-up (1 rep) exactly once between them; the timed run then goes on as
+/// without it. A warm-up that fails there is named and the timed run fails on it as before.
+#[test]
+fn precompile_sends_each_warm_up_once_per_arm_before_the_timed_run() {
+    let d = tempfile::tempdir().unwrap();
+    let (log, a, b) = logging_arms(d.path());
+    let args = ["--sweep", "sdpa", "--pairs", "2", "--reps", "5", "--precompile", "2"];
+    let out = ops(&a, &b, &args, &d.path().join("r.json")).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    // (arm, pid, request) of each line; the timed workers are the ones asked for 5 reps.
+    let lines: Vec<(&str, &str, &str)> = text
+        .lines()
+        .map(|l| {
+            let mut words = l.splitn(3, ' ');
+            (words.next().unwrap(), words.next().unwrap(), words.next().unwrap())
+        })
+        .collect();
+    let timed_pids: Vec<&str> =
+        lines.iter().filter(|l| l.2.ends_with(r#""reps":5}"#)).map(|l| l.1).collect();
+    let first_timed = lines.iter().position(|l| timed_pids.contains(&l.1)).unwrap();
+    assert!(lines[first_timed..].iter().all(|l| timed_pids.contains(&l.1)), "{text}");
+    let points =
+        lines[first_timed..].iter().filter(|l| l.0 == "a" && l.2.ends_with(r#""reps":1}"#));
+    let mut warmups: Vec<&str> = points.map(|l| l.2).collect();
+    assert!(warmups.len() > 1, "{text}");
+    warmups.sort();
+    for arm in ["a", "b"] {
+        let early: Vec<_> = lines[..first_timed].iter().filter(|l| l.0 == arm).collect();
+        let mut pids: Vec<&str> = early.iter().map(|l| l.1).collect();
+        pids.sort();
+        pids.dedup();
+        assert!(!pids.is_empty() && pids.len() <= 2, "{text}");
+        let mut sent: Vec<&str> = early.iter().map(|l| l.2).collect();
+        sent.sort();
+        assert_eq!(sent, warmups, "arm {arm}: {text}");
+    }
+    assert!(String::from_utf8_lossy(&out.stdout).contains("warm-ups sent to 2 workers per arm"));
+
+    let (out, report) = {
+        let d = tempfile::tempdir().unwrap();
+        let json = d.path().join("r.json");
+        let a = arm(d.path(), "a", &fake(&timed(1.0e-3, 100, SAME)));
+        let b = arm(d.path(), "b", &fake(&error("[sdpa] out of memory")));
+        let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", "2", "--precompile", "2"];
+        let out = ops(&a, &b, &args, &json).output().unwrap();
+        (out, std::fs::read(&json).ok())
+    };
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("precompile: sdpa float32 H=8 q=2048 kv=2048: worker b-precompile"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("out of memory"), "{stderr}");
+    assert!(report.is_none());
+}

@@ -2,7 +2,8 @@
 # Sourced by scripts/gpu/run: the A/B stages, stock against another arm, by mlx-ab.
 #   ab    mlx-ab run (a model) against $AB_B [patched], $AB_ARGS added: ab-gpu[-ARM].{json,md}
 #   ops   mlx-ab ops (single ops) against $OPS_B [patched], $OPS_ARGS added (without --budget:
-#         the stage passes the call's time left): ops-gpu[-ARM].{json,md}
+#         the stage passes the call's time left; with --precompile $OPS_PRECOMPILE [half the
+#         cores per arm] on CUDA): ops-gpu[-ARM].{json,md}
 
 run_ops() {
   local b=${OPS_B:-patched}
@@ -11,6 +12,7 @@ run_ops() {
   # point that started within the budget ran past the call's limit, and the call lost its logs).
   timeout $(($(left) - 15)) "$WORK/arms/stock/bin/mlx-ab" ops --a "$WORK/arms/stock" --b "$WORK/arms/$b" \
     --a-ptx-cache "$WORK/ptx/stock" --b-ptx-cache "$WORK/ptx/$b" --budget $(($(left) - 90)) \
+    --precompile "$([[ $BACKEND == cuda ]] && echo "${OPS_PRECOMPILE:-$((JOBS / 2))}" || echo 0)" \
     --json "$LOGS/ops-gpu$(suffix "$b").json" --md "$LOGS/ops-gpu$(suffix "$b").md" ${OPS_ARGS:-} 2>&1 | tail -n 100
   return "${PIPESTATUS[0]}"
 }
