@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: build-ARM, an arm's MLX by `mlx-build build` (the code of
 # mlx-sys's build script). BUILD_SUITE [1] (0: libmlx only, no MLX C++ suite), ARCH [90a],
-# EXTRA_PATCH=FILE (ARM is stock MLX with FILE: an experiment for the repro stage).
+# EXTRA_PATCH=FILE (ARM is stock MLX with FILE, or with EXTRA_BASE=all the series with FILE: an
+# experiment for the repro stage and for mlx-ab).
 
 # Pristine source and dependency sources, unpacked once.
 unpack() {
@@ -15,14 +16,17 @@ unpack() {
 # An arm's MLX, built by mlx-build (the code of mlx-sys's build script) in one tree shared by
 # the arms (each arm after the first rebuilds only what its patches change; a build stopped by
 # the budget continues there) and installed into $WORK/arms/ARM beside its Rust binaries.
-# With EXTRA_PATCH=FILE, ARM is stock MLX with that patch (an experiment, for the repro stage
-# and for mlx-ab runs): its Rust binaries are stock's, which reach MLX only through the
-# arm's own libmlx.so ($ORIGIN/../lib), so an experiment that keeps MLX's public headers
-# (an allocator change) runs in them as it is.
+# With EXTRA_PATCH=FILE, ARM is stock MLX (EXTRA_BASE=all: the series) with that patch (an
+# experiment, for the repro stage and for mlx-ab runs): its Rust binaries are those of its base
+# arm, which reach MLX only through the arm's own libmlx.so ($ORIGIN/../lib), so an experiment
+# that keeps MLX's public headers (an allocator change, a dispatch rule) runs in them as it is.
 build_arm() {
-  local arm=$1 list extra=()
+  local arm=$1 list extra=() bin_arm=$1
   case $arm in stock) list=none ;; patched) list=all ;; *) list=$arm ;; esac
-  [[ -n ${EXTRA_PATCH:-} ]] && list=none extra=(--extra-patch "$REPO/$EXTRA_PATCH")
+  if [[ -n ${EXTRA_PATCH:-} ]]; then
+    list=${EXTRA_BASE:-none} extra=(--extra-patch "$REPO/$EXTRA_PATCH")
+    bin_arm=$([[ $list == all ]] && echo patched || echo stock)
+  fi
   [[ -d $PACK/arms/$arm || -n ${extra[*]} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
   unpack
   local t=$(($(left) - 30)) args=(--patches "$list" "${extra[@]}" --source "$WORK/pristine" --tree "$WORK/tree" --prefix "$WORK/arms/$arm")
@@ -36,5 +40,5 @@ build_arm() {
   ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
   ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
-  cp -a "$PACK/arms/$([[ -n ${extra[*]} ]] && echo stock || echo "$arm")/bin/." "$WORK/arms/$arm/bin/"
+  cp -a "$PACK/arms/$bin_arm/bin/." "$WORK/arms/$arm/bin/"
 }
