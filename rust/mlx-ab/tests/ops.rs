@@ -176,6 +176,16 @@ fn logging_arms(root: &Path) -> (PathBuf, PathBuf, PathBuf) {
     (log, a, b)
 }
 
+/// The request log's lines as (arm, worker pid, request).
+fn requests(log: &str) -> Vec<(&str, &str, &str)> {
+    log.lines()
+        .map(|l| {
+            let mut words = l.splitn(3, ' ');
+            (words.next().unwrap(), words.next().unwrap(), words.next().unwrap())
+        })
+        .collect()
+}
+
 #[test]
 fn pairs_run_in_thue_morse_order_after_one_warm_up_each() {
     let d = tempfile::tempdir().unwrap();
@@ -215,14 +225,9 @@ fn fresh_workers_time_each_pair_in_new_processes() {
         assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
         let text = std::fs::read_to_string(&log).unwrap();
         // (arm, pid, reps) of each request.
-        let requests: Vec<(&str, &str, &str)> = text
-            .lines()
-            .map(|l| {
-                let mut words = l.splitn(3, ' ');
-                let (arm, pid, rest) = (words.next(), words.next(), words.next());
-                let reps = rest.unwrap().strip_prefix(request).unwrap().trim_end_matches('}');
-                (arm.unwrap(), pid.unwrap(), reps)
-            })
+        let requests: Vec<(&str, &str, &str)> = requests(&text)
+            .into_iter()
+            .map(|(arm, pid, r)| (arm, pid, r.strip_prefix(request).unwrap().trim_end_matches('}')))
             .collect();
         for name in ["a", "b"] {
             let mine: Vec<_> = requests.iter().filter(|r| r.0 == name).collect();
@@ -341,14 +346,8 @@ fn precompile_sends_each_warm_up_once_per_arm_before_the_timed_run() {
     let out = ops(&a, &b, &args, &d.path().join("r.json")).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
     let text = std::fs::read_to_string(&log).unwrap();
-    // (arm, pid, request) of each line; the timed workers are the ones asked for 5 reps.
-    let lines: Vec<(&str, &str, &str)> = text
-        .lines()
-        .map(|l| {
-            let mut words = l.splitn(3, ' ');
-            (words.next().unwrap(), words.next().unwrap(), words.next().unwrap())
-        })
-        .collect();
+    // The timed workers are the ones asked for 5 reps.
+    let lines = requests(&text);
     let timed_pids: Vec<&str> =
         lines.iter().filter(|l| l.2.ends_with(r#""reps":5}"#)).map(|l| l.1).collect();
     let first_timed = lines.iter().position(|l| timed_pids.contains(&l.1)).unwrap();
