@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: build-ARM, an arm's MLX by `mlx-build build` (the code of
 # mlx-sys's build script). BUILD_SUITE [1] (0: libmlx only, no MLX C++ suite), ARCH [90a],
-# EXTRA_PATCH=FILE (ARM is stock MLX with FILE, or with EXTRA_BASE=all the series with FILE: an
-# experiment for the repro stage and for mlx-ab).
+# EXTRA_PATCH="FILE..." (ARM is stock MLX with those patches, or with EXTRA_BASE=all the series
+# with them: an experiment for the repro stage and for mlx-ab).
 
 # Pristine source and dependency sources, unpacked once.
 unpack() {
@@ -16,7 +16,7 @@ unpack() {
 # An arm's MLX, built by mlx-build (the code of mlx-sys's build script) in one tree shared by
 # the arms (each arm after the first rebuilds only what its patches change; a build stopped by
 # the budget continues there) and installed into $WORK/arms/ARM beside its Rust binaries.
-# With EXTRA_PATCH=FILE, ARM is stock MLX (EXTRA_BASE=all: the series) with that patch (an
+# With EXTRA_PATCH="FILE...", ARM is stock MLX (EXTRA_BASE=all: the series) with them (an
 # experiment, for the repro stage and for mlx-ab runs): its Rust binaries are those of its base
 # arm, which reach MLX only through the arm's own libmlx.so ($ORIGIN/../lib), so an experiment
 # that keeps MLX's public headers (an allocator change, a dispatch rule) runs in them as it is.
@@ -24,7 +24,8 @@ build_arm() {
   local arm=$1 list extra=() bin_arm=$1
   case $arm in stock) list=none ;; patched) list=all ;; *) list=$arm ;; esac
   if [[ -n ${EXTRA_PATCH:-} ]]; then
-    list=${EXTRA_BASE:-none} extra=(--extra-patch "$REPO/$EXTRA_PATCH")
+    list=${EXTRA_BASE:-none}
+    for f in $EXTRA_PATCH; do extra+=(--extra-patch "$REPO/$f"); done
     bin_arm=$([[ $list == all ]] && echo patched || echo stock)
   fi
   [[ -d $PACK/arms/$arm || -n ${extra[*]} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
