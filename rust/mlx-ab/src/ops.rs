@@ -90,9 +90,10 @@ pub fn run_points<P, R>(
     Ok(outcome)
 }
 
-/// One untimed evaluation of the point: its kernels compiled and its weights quantized.
-fn warmup_request(point: &Point) -> OpRequest {
-    OpRequest::Time { op: point.request.clone(), calls: point.calls, reps: 1 }
+/// The point's timing request of `reps` evaluations; one is the warm-up (its kernels compiled
+/// and its weights quantized, untimed).
+fn time_request(point: &Point, reps: u64) -> OpRequest {
+    OpRequest::Time { op: point.request.clone(), calls: point.calls, reps }
 }
 
 /// Starts the two arms' workers.
@@ -109,7 +110,7 @@ fn measure(
     seed: u64,
 ) -> Result<PointResult, Halt> {
     let stop = &stop_requested as &dyn Fn() -> Option<String>;
-    let warmup = warmup_request(point);
+    let warmup = time_request(point, 1);
     // Both at once: JIT compilation and weight quantization of both arms overlap.
     let warm_up = |workers: &mut [OpWorker; 2]| -> Result<Vec<String>, Halt> {
         for w in workers.iter_mut() {
@@ -118,8 +119,7 @@ fn measure(
         workers.iter_mut().map(|w| Ok(w.receive(&warmup, stop)?.digest)).collect()
     };
     let mut digests: BTreeSet<String> = warm_up(workers)?.into_iter().collect();
-    let timed =
-        OpRequest::Time { op: point.request.clone(), calls: point.calls, reps: reps as u64 };
+    let timed = time_request(point, reps as u64);
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
     for step in schedule::plan(pairs, 0) {
@@ -202,24 +202,17 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
             }
         }
     };
-    let mut workers = start()?;
-    let fresh = args.fresh_workers.then_some(&start as Start);
     let began = Instant::now();
     catch_stop_signals(true);
+    // Before the timed workers start: they then find the compiled kernels from their first point.
     if args.precompile > 0 {
-        let warmups: Vec<_> = points.iter().map(|p| (p.label(), warmup_request(p))).collect();
+        let warmups: Vec<_> = points.iter().map(|p| (p.label(), time_request(p, 1))).collect();
         let arms = [
             ("a", args.a.as_path(), args.a_ptx_cache.as_deref()),
             ("b", args.b.as_path(), args.b_ptx_cache.as_deref()),
         ];
         let stop = &stop_requested as &(dyn Fn() -> Option<String> + Sync);
-        if let Err(e) = ops_precompile::precompile(&warmups, &arms, args.precompile, stop) {
-            catch_stop_signals(false);
-            let [a, b] = workers;
-            a.close(true);
-            b.close(true);
-            return Err(e);
-        }
+        ops_precompile::precompile(&warmups, &arms, args.precompile, stop)?;
         println!(
             "mlx-ab ops: {} points' warm-ups sent to {} workers per arm in {:.0} s",
             points.len(),
@@ -227,6 +220,8 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
             began.elapsed().as_secs_f64()
         );
     }
+    let mut workers = start()?;
+    let fresh = args.fresh_workers.then_some(&start as Start);
     let outcome = run_points(
         &points,
         args.budget,

@@ -10,7 +10,7 @@
 //! Such a failure can be this step's own: MLX writes a cache file in place, so a worker may read
 //! a module that another is still writing (two points sharing a kernel). Once every worker is
 //! done the files are whole (each writer wrote the same bytes from the start), and the timed
-//! workers, idle until then, read only those.
+//! workers, started only then, read only those.
 
 use crate::ops_worker::{Halt, OpWorker};
 use mlx_ab_protocol::ops::OpRequest;
