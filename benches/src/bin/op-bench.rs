@@ -9,7 +9,11 @@
 //! shape, dense, dtype).
 
 use mlx::fast::{scaled_dot_product_attention, AttentionMask};
-use mlx::quantized::{gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized};
+use mlx::ops::take;
+use mlx::quantized::{
+    dequantize, gather_qmm, quantize, quantized_matmul, QuantMode, QuantParams, Quantized,
+};
+use mlx::stream::Device;
 use mlx::{memory, random, Array, Dtype, Result};
 use mlx_ab_protocol::ops::{self, Attention, Op, OpReply, OpRequest, Timing};
 use std::collections::HashMap;
@@ -42,8 +46,9 @@ fn digest(a: &Array) -> Result<u64> {
         .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
 }
 
-/// Evaluates `make()` `reps` times; median seconds per call, peak memory, digest of one output.
-fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpReply> {
+/// Evaluates `make()` `reps` times; median seconds per call, peak memory, digest of one output,
+/// and that output.
+fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<(Timing, Array)> {
     let mut seconds = Vec::with_capacity(reps as usize);
     let mut first = None;
     memory::reset_peak_memory();
@@ -56,12 +61,69 @@ fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<OpRep
         first.get_or_insert_with(|| outputs[0].clone());
     }
     let median = mlx_model::median(&seconds).expect("at least one rep, all finite");
-    let digest = digest(first.as_ref().expect("at least one rep"))?;
-    Ok(OpReply::Timed(Timing {
+    let first = first.expect("at least one rep");
+    let timing = Timing {
         seconds_per_call: median,
         peak_bytes: memory::peak_memory() as u64,
-        digest: format!("{digest:016x}"),
-    }))
+        digest: format!("{:016x}", digest(&first)?),
+        reference_error: None,
+    };
+    Ok((timing, first))
+}
+
+fn timed(result: Result<(Timing, Array)>) -> std::result::Result<OpReply, String> {
+    result.map(|(timing, _)| OpReply::Timed(timing)).map_err(err)
+}
+
+/// Runs `f` with the CPU as the default device, then restores the default.
+fn on_cpu<T>(f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let previous = Device::default_device();
+    Device::cpu().set_default()?;
+    let result = f();
+    previous.set_default()?;
+    result
+}
+
+/// ||y - r|| / ||r|| over up to 16 rows of `y` spread evenly, r the float32 product of the same
+/// rows of `x` with the dequantized weights (of each row's expert, `rhs`, for a gather), on the
+/// CPU.
+fn reference_error(
+    y: &Array,
+    x: &Array,
+    q: &Quantized,
+    p: QuantParams,
+    rhs: Option<&Array>,
+) -> Result<f64> {
+    let rows = x.shape()[0];
+    let picked = rows.min(16);
+    let sample: Vec<u32> =
+        (0..picked).map(|i| (i64::from(i) * i64::from(rows) / i64::from(picked)) as u32).collect();
+    let sample = Array::from_slice(&sample, &[picked])?;
+    on_cpu(|| {
+        let rows_of = |a: &Array| take(a, &sample, 0);
+        let experts = rhs.map(rows_of).transpose()?;
+        let weights_of = |a: &Array| match &experts {
+            Some(e) => take(a, e, 0),
+            None => Ok(a.clone()),
+        };
+        let biases = q.biases.as_ref().map(weights_of).transpose()?;
+        let w = dequantize(
+            &weights_of(&q.weights)?,
+            &weights_of(&q.scales)?,
+            biases.as_ref(),
+            p,
+            Some(Dtype::Float32),
+        )?;
+        let r = rows_of(x)?.astype(Dtype::Float32)?.matmul(&w.swapaxes(-1, -2)?)?;
+        let y = rows_of(y)?.astype(Dtype::Float32)?;
+        let (r, y) = (r.to_vec::<f32>()?, y.to_vec::<f32>()?);
+        let (mut diff, mut norm) = (0.0f64, 0.0f64);
+        for (r, y) in r.iter().zip(&y) {
+            diff += (f64::from(*y) - f64::from(*r)).powi(2);
+            norm += f64::from(*r).powi(2);
+        }
+        Ok((diff / norm).sqrt())
+    })
 }
 
 /// Quantized weights, made once per (mode, projection, shape, dense, dtype): every expert's for
@@ -102,7 +164,7 @@ fn quantized_case(
         let x = normal(&[m, *k], dtype, 1.0, 12).map_err(err)?;
         mlx::eval(&[&x]).map_err(err)?;
         let make = || quantized_matmul(&x, &q.weights, &q.scales, q.biases.as_ref(), true, *p);
-        return time(calls, reps, make).map_err(err);
+        return with_reference_error(time(calls, reps, make), &x, q, *p, None);
     }
     let x = normal(&[m, 1, *k], dtype, 1.0, 12).map_err(err)?;
     let experts = op.routing.sorted_experts(experts as usize, op.rows_per_expert as usize);
@@ -111,7 +173,19 @@ fn quantized_case(
     let make = || {
         gather_qmm(&x, &q.weights, &q.scales, q.biases.as_ref(), None, Some(&rhs), true, *p, true)
     };
-    time(calls, reps, make).map_err(err)
+    with_reference_error(time(calls, reps, make), &x, q, *p, Some(&rhs))
+}
+
+fn with_reference_error(
+    result: Result<(Timing, Array)>,
+    x: &Array,
+    q: &Quantized,
+    p: QuantParams,
+    rhs: Option<&Array>,
+) -> std::result::Result<OpReply, String> {
+    let (mut timing, y) = result.map_err(err)?;
+    timing.reference_error = Some(reference_error(&y, x, q, p, rhs).map_err(err)?);
+    Ok(OpReply::Timed(timing))
 }
 
 /// An op's dtype word (`mlx_ab_protocol::ops::DTYPES`).
@@ -159,7 +233,7 @@ fn softmax_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpR
     let shape = [1, a.heads as i32, a.q_len as i32, a.kv_len as i32];
     let scores = normal(&shape, dtype(&a.dtype)?, 3.0, 24).map_err(err)?;
     mlx::eval(&[&scores]).map_err(err)?;
-    time(calls, reps, || causal_softmax(&scores)).map_err(err)
+    timed(time(calls, reps, || causal_softmax(&scores)))
 }
 
 fn sdpa_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpReply, String> {
@@ -171,7 +245,7 @@ fn sdpa_case(a: &Attention, calls: u64, reps: u64) -> std::result::Result<OpRepl
     mlx::eval(&[&q, &k, &v]).map_err(err)?;
     let scale = 1.0 / (HEAD_DIM as f32).sqrt();
     let make = || scaled_dot_product_attention(&q, &k, &v, scale, AttentionMask::Causal, None);
-    time(calls, reps, make).map_err(err)
+    timed(time(calls, reps, make))
 }
 
 /// The reply to a request that mlx-ext's C++ benchmarks timed.
@@ -187,6 +261,7 @@ fn timing_reply(
         seconds_per_call: t.seconds,
         peak_bytes: t.peak_bytes,
         digest: format!("{:016x}", digest(&output).map_err(err)?),
+        reference_error: None,
     }))
 }
 

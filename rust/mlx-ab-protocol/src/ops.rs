@@ -216,6 +216,11 @@ pub struct Timing {
     pub seconds_per_call: f64,
     pub peak_bytes: u64,
     pub digest: String,
+    /// Quantized products only: ||y - r|| / ||r|| over up to 16 rows of the output, r the
+    /// float32 product of the same inputs with the dequantized weights (on the CPU). What a
+    /// kernel that cannot be bit-identical to stock's is held to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reference_error: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -305,6 +310,7 @@ mod tests {
             seconds_per_call: 2.5e-3,
             peak_bytes: 4096,
             digest: "00ff".into(),
+            reference_error: None,
         });
         let text = serde_json::to_string(&reply).unwrap();
         assert_eq!(
@@ -312,5 +318,10 @@ mod tests {
             r#"{"reply":"timed","seconds_per_call":0.0025,"peak_bytes":4096,"digest":"00ff"}"#
         );
         assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), reply);
+        let OpReply::Timed(timing) = reply else { unreachable!() };
+        let with_error = OpReply::Timed(Timing { reference_error: Some(1.5e-3), ..timing });
+        let text = serde_json::to_string(&with_error).unwrap();
+        assert!(text.ends_with(r#","reference_error":0.0015}"#), "{text}");
+        assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), with_error);
     }
 }

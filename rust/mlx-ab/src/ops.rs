@@ -122,6 +122,7 @@ fn measure(
     let timed = time_request(point, reps as u64);
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
+    let mut reference_errors: [Option<f64>; 2] = [None; 2];
     for step in schedule::plan(pairs, 0) {
         let Step::Measure { arm, pair } = step else { continue };
         // A pair's two steps are adjacent in the plan: new workers at each pair's first.
@@ -137,6 +138,9 @@ fn measure(
         let reply = workers[i].ask(&timed, stop)?;
         times[i][pair] = reply.seconds_per_call;
         peaks[i] = peaks[i].max(reply.peak_bytes);
+        // The largest of the arm's replies (a nondeterministic kernel's vary).
+        reference_errors[i] =
+            reply.reference_error.map(|e| reference_errors[i].map_or(e, |m| m.max(e)));
         digests.insert(reply.digest);
     }
     let [a, b] = times;
@@ -164,6 +168,8 @@ fn measure(
         b_gbps: point.bytes.map(|bytes| bytes as f64 / tb / 1e9),
         a_peak_bytes: peaks[0],
         b_peak_bytes: peaks[1],
+        a_reference_error: reference_errors[0],
+        b_reference_error: reference_errors[1],
         times: Times { a, b },
         point: point.clone(),
     })

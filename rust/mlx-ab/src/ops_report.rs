@@ -41,6 +41,12 @@ pub struct PointResult {
     pub b_gbps: Option<f64>,
     pub a_peak_bytes: u64,
     pub b_peak_bytes: u64,
+    /// Quantized products: each arm's largest ||y - r|| / ||r|| against float32 arithmetic
+    /// (`mlx_ab_protocol::ops::Timing::reference_error`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a_reference_error: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub b_reference_error: Option<f64>,
     /// Seconds per call of each pair, in pair order.
     pub times: Times,
 }
@@ -154,10 +160,21 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             three_significant(r.p),
             r.a_tflops,
             r.b_gbps.map_or("-".into(), |g| format!("{g:.1}")),
-            if r.identical { "yes" } else { "**NO**" }
+            identity(r)
         ));
     }
     lines.join("\n") + "\n"
+}
+
+/// "yes", or "**NO**" with each arm's distance from float32 arithmetic where measured.
+fn identity(r: &PointResult) -> String {
+    if r.identical {
+        return "yes".into();
+    }
+    match (r.a_reference_error, r.b_reference_error) {
+        (Some(a), Some(b)) => format!("**NO** (against float32: A {a:.2e}, B {b:.2e})"),
+        _ => "**NO**".into(),
+    }
 }
 
 #[cfg(test)]

@@ -56,6 +56,11 @@ struct Point {
     b_seconds: f64,
     flops: f64,
     identical: bool,
+    /// Each arm's distance from float32 arithmetic (absent in files from before it).
+    #[serde(default)]
+    a_reference_error: Option<f64>,
+    #[serde(default)]
+    b_reference_error: Option<f64>,
 }
 
 /// Bytes per element of an activation dtype (`None`: bf16).
@@ -129,7 +134,29 @@ struct RooflinePoint {
     ms: f64,
     tbps: f64,
     tflops: f64,
-    bit_identical: bool,
+    bit_identical: Identity,
+    /// This arm's ||y - r|| / ||r|| against float32 arithmetic, where measured.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reference_error: Option<f64>,
+}
+
+/// `true` when both arms' outputs had the same bits; otherwise `"tolerance"` where the arm's
+/// distance from float32 arithmetic was measured (`reference_error`), else `false`.
+#[derive(Serialize, Clone, Copy, PartialEq, Debug)]
+#[serde(untagged)]
+enum Identity {
+    Bits(bool),
+    Tolerance(&'static str),
+}
+
+impl Identity {
+    fn of(identical: bool, reference_error: Option<f64>) -> Identity {
+        match (identical, reference_error) {
+            (true, _) => Identity::Bits(true),
+            (false, Some(_)) => Identity::Tolerance("tolerance"),
+            (false, None) => Identity::Bits(false),
+        }
+    }
 }
 
 pub fn main(
@@ -177,7 +204,10 @@ pub fn main(
                         format!("mode {} dtype {}", p.mode, dtype.unwrap_or(QUANTIZED_DTYPE));
                     format!("{}: unknown {what}", relative.display())
                 })?;
-            for (arm, seconds) in [("stock", p.a_seconds), ("patched", p.b_seconds)] {
+            for (arm, seconds, reference_error) in [
+                ("stock", p.a_seconds, p.a_reference_error),
+                ("patched", p.b_seconds, p.b_reference_error),
+            ] {
                 let point = RooflinePoint {
                     op: p.op.clone(),
                     mode: p.mode.clone(),
@@ -189,7 +219,8 @@ pub fn main(
                     ms: seconds * 1e3,
                     tbps: bytes / seconds / 1e12,
                     tflops: p.flops / seconds / 1e12,
-                    bit_identical: p.identical,
+                    bit_identical: Identity::of(p.identical, reference_error),
+                    reference_error,
                 };
                 let _ = writeln!(
                     table,
@@ -204,7 +235,11 @@ pub fn main(
                     100.0 * point.tbps / limits.tbps,
                     point.tflops,
                     100.0 * point.tflops / limits.tflops,
-                    if point.bit_identical { "yes" } else { "NO" }
+                    match (point.bit_identical, point.reference_error) {
+                        (Identity::Bits(true), _) => "yes".to_string(),
+                        (_, Some(e)) => format!("NO: {e:.2e} from float32"),
+                        _ => "NO".to_string(),
+                    }
                 );
                 roofline.points.push(point);
             }
@@ -253,5 +288,14 @@ mod tests {
         assert_eq!(f32("mxfp4"), Some(mxfp4 + activations));
         let named = |dtype| bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE, Some(dtype));
         assert_eq!((named("bfloat16"), named("float64")), (dense, None));
+    }
+
+    #[test]
+    fn identity_is_bits_or_a_measured_tolerance() {
+        let json = |i| serde_json::to_string(&i).unwrap();
+        assert_eq!(json(Identity::of(true, Some(1e-3))), "true");
+        assert_eq!(json(Identity::of(false, Some(1e-3))), r#""tolerance""#);
+        // Bits that differ with no distance measured claim nothing.
+        assert_eq!(json(Identity::of(false, None)), "false");
     }
 }
