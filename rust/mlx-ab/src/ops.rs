@@ -139,8 +139,9 @@ fn measure(
         times[i][pair] = reply.seconds_per_call;
         peaks[i] = peaks[i].max(reply.peak_bytes);
         // The largest of the arm's replies (a nondeterministic kernel's vary).
-        reference_errors[i] =
-            reply.reference_error.map(|e| reference_errors[i].map_or(e, |m| m.max(e)));
+        if let Some(e) = reply.reference_error {
+            reference_errors[i] = Some(reference_errors[i].map_or(e, |m| m.max(e)));
+        }
         digests.insert(reply.digest);
     }
     let [a, b] = times;
