@@ -174,26 +174,53 @@ pub struct Suite<'a> {
     pub describe: fn(u64) -> String,
     /// How to rerun the seed alone.
     pub replay: fn(u64) -> String,
+    /// Cases where stock may fault by a known defect of its own.
+    pub stock_fault: Option<StockFault>,
+}
+
+/// CUDA's message for a load or store outside any allocation.
+pub const CUDA_FAULT: &str = "an illegal memory access was encountered";
+
+/// A known stock defect that reads past a buffer: whether it faults depends on what lies past
+/// the buffer, so a fault is no verdict on the case. Where stock faults with [`CUDA_FAULT`] on a
+/// case the defect reaches, the case's outputs must equal `reference`'s, another path computed
+/// here; and as a CUDA fault is sticky, a new stock helper answers for the seeds left.
+pub struct StockFault {
+    /// The write-up of the defect (reports/upstream/...).
+    pub report: &'static str,
+    /// Whether the defect reaches the seed's case.
+    pub reaches: fn(u64) -> bool,
+    /// The outputs the case must give instead of stock's.
+    pub reference: fn(u64) -> mlx::Result<Vec<Output>>,
+}
+
+/// How a suite's seeds agreed with stock.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Agreement {
+    /// Refused by both with the same error.
+    pub refused: usize,
+    /// Faulted in stock by its [`StockFault`], and equal to the reference here.
+    pub stock_faulted: usize,
 }
 
 impl Suite<'_> {
     /// Evaluates `seeds` with `ours` here while the stock helper evaluates them; Err names the
     /// first seed whose outcomes differ (outputs, or MLX's error message: refusing a case the
-    /// same way agrees) and how to replay it. Ok: how many seeds both refused.
+    /// same way agrees) and how to replay it.
     pub fn check(
         &self,
         seeds: &[u64],
         ours: impl FnMut(u64) -> mlx::Result<Vec<Output>>,
-    ) -> Result<usize, String> {
+    ) -> Result<Agreement, String> {
         let stock = spawn(self.helper, self.word, seeds);
         // Its output is read as it comes: left in the pipe, a full pipe would stop the helper
         // until this process's cases are done, and the two would compile their run-time
         // kernels one after the other instead of side by side.
         let stock = std::thread::spawn(move || stock_outcomes(stock));
         let ours: Vec<_> = seeds.iter().copied().map(ours).collect();
-        let stock = stock.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
-        let mut refused = 0;
-        for (&seed, ours) in seeds.iter().zip(ours) {
+        let mut stock = stock.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
+        let mut agreement = Agreement::default();
+        for (i, (&seed, ours)) in seeds.iter().zip(ours).enumerate() {
             let fail = |what: String| {
                 Err(format!(
                     "seed {seed} ({}): {what}; {}",
@@ -208,17 +235,37 @@ impl Suite<'_> {
                         return fail(what);
                     }
                 }
-                (Err(e), Err(theirs)) if &e == theirs => refused += 1,
+                (Err(e), Err(theirs)) if &e == theirs => agreement.refused += 1,
                 (Err(e), Ok(_)) => return fail(format!("failed here ({e}), not in stock")),
-                (Ok(_), Err(theirs)) => {
-                    return fail(format!("failed in stock ({theirs}), not here"))
+                (Ok(ours), Err(theirs)) => {
+                    let Some(fault) = self
+                        .stock_fault
+                        .as_ref()
+                        .filter(|f| theirs.contains(CUDA_FAULT) && (f.reaches)(seed))
+                    else {
+                        return fail(format!("failed in stock ({theirs}), not here"));
+                    };
+                    let why = format!("stock faulted ({theirs}; {})", fault.report);
+                    match (fault.reference)(seed) {
+                        Err(e) => return fail(format!("{why}, and its reference failed ({e})")),
+                        Ok(reference) => {
+                            if let Some(what) = first_difference(&ours, &reference, self.nans) {
+                                return fail(format!("{why}; against its reference: {what}"));
+                            }
+                        }
+                    }
+                    agreement.stock_faulted += 1;
+                    let left = &seeds[i + 1..];
+                    if !left.is_empty() {
+                        stock.extend(stock_outcomes(spawn(self.helper, self.word, left))?);
+                    }
                 }
                 (Err(e), Err(theirs)) => {
                     return fail(format!("failed here ({e}) and in stock ({theirs})"))
                 }
             }
         }
-        Ok(refused)
+        Ok(agreement)
     }
 }
 
@@ -273,6 +320,53 @@ mod tests {
         assert_eq!(bf16(&[0x3f80, 0x7f80, 0x7f80]), Some(1));
         // Integers have no NaNs: every bit counts whatever the rule.
         assert_eq!(any16(Dtype::Uint16, &h, &[0x3c00, 0xfc01, 0x7c00]), Some(1));
+    }
+
+    /// A stock helper that faults on every seed: a fault its StockFault reaches is checked
+    /// against the reference and a new helper answers for the seeds left; one it does not
+    /// reach, or a reference that differs, fails naming the seed.
+    #[test]
+    fn a_stock_fault_is_checked_against_the_reference() {
+        let dir = std::env::temp_dir().join(format!("stock-fault-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let helper = dir.join("helper");
+        std::fs::write(
+            &helper,
+            format!(
+                "#!/bin/sh\necho \"$*\" >> \"$0.calls\"\necho 'patches '\nshift\nfor s in \"$@\"; do \
+                 echo \"seed $s error cudaStreamSynchronize(stream_) failed: {CUDA_FAULT}\"; done\n"
+            ),
+        )
+        .unwrap();
+        std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        fn one(v: f32) -> Vec<Output> {
+            vec![Output { dtype: Dtype::Float32, shape: vec![1], bytes: f32_bytes(&[v]) }]
+        }
+        let suite =
+            |reaches: fn(u64) -> bool, reference: fn(u64) -> mlx::Result<Vec<Output>>| Suite {
+                helper: &helper,
+                word: Some("moe"),
+                nans: Nans::Exact,
+                describe: |_| "a case".into(),
+                replay: |_| "replay".into(),
+                stock_fault: Some(StockFault { report: "the report", reaches, reference }),
+            };
+        let ours = |seed: u64| Ok(one(seed as f32));
+        let agreement = suite(|_| true, |seed| Ok(one(seed as f32))).check(&[1, 2, 3], ours);
+        assert_eq!(agreement, Ok(Agreement { refused: 0, stock_faulted: 3 }));
+        let calls = std::fs::read_to_string(dir.join("helper.calls")).unwrap();
+        assert_eq!(calls, "moe 1 2 3\nmoe 2 3\nmoe 3\n");
+        let differs = suite(|_| true, |seed| Ok(one(seed as f32 + 1.0))).check(&[1, 2], ours);
+        let error = differs.unwrap_err();
+        assert!(
+            error.starts_with("seed 1 (a case): stock faulted (") && error.contains("the report"),
+            "{error}"
+        );
+        assert!(error.contains("against its reference: output 0"), "{error}");
+        let unreached = suite(|seed| seed != 2, |seed| Ok(one(seed as f32))).check(&[1, 2], ours);
+        assert!(unreached.unwrap_err().starts_with("seed 2 (a case): failed in stock ("));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// The flipped bit is one the comparison sees: past NaNs under AnyPayload (an inf's flip

@@ -259,12 +259,30 @@ impl Case {
 /// quantized_matmul of the same x with the first expert's weights (the gather-qmm-tiles patch
 /// sends its affine rows through the gather path's tiles; on CUDA no patch changes it).
 pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
+    evaluate_marked(seed, true)
+}
+
+/// [`evaluate`] with the rhs indices marked unsorted: gather_qmm's per-row path, which on CUDA
+/// affine-gather-rhs must equal bit for bit.
+pub fn evaluate_per_row(seed: u64) -> Result<Vec<Output>> {
+    evaluate_marked(seed, false)
+}
+
+/// Whether stock's CUDA qmm_sm80 mainloop reads past x and w in `seed`'s GPU case: it loads
+/// three K tiles of 64 whatever K is (reports/upstream/cuda-qmm-sm80-prologue-past-k.md).
+/// Affine cases only, where [`evaluate_per_row`] is a bitwise reference.
+pub fn stock_reads_past_k(seed: u64) -> bool {
+    let case = case(seed, true);
+    case.quant.mode == QuantMode::Affine && case.k < 3 * 64
+}
+
+fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
     crate::use_device()?;
     let gpu = crate::device().kind == mlx::DeviceType::Gpu;
     let case = case(seed, gpu);
     let inputs = case.inputs()?;
     let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
-    let y = case.product(&inputs, &inputs.x, &rhs, true)?;
+    let y = case.product(&inputs, &inputs.x, &rhs, sorted)?;
     let mut outputs = vec![output(&y)?];
     if !gpu {
         let first = |a: &Array| -> Result<Array> {

@@ -12,11 +12,17 @@
 //! NaNs in operand orders the compiler picks (see gather_qmm_tiles.rs), so which NaN comes out
 //! is not a function of the inputs. Every other bit is compared.
 //!
+//! On the GPU, stock's qmm_sm80 mainloop loads three K tiles before it checks how many there
+//! are: at K < 192 it reads past x and w, and faults where no page follows them (in about 1 of
+//! 8,000 cases on the H200, 2026-12-04). There a stock fault is no verdict: an affine case must
+//! then equal the per-row path here (the unsorted call), which affine-gather-rhs keeps bit for
+//! bit; the count of such cases is printed.
+//!
 //! `random_cases_match_stock` runs 200 cases (the short mode), or `MLX_FUZZ_CASES`.
 
 mod stock_helper;
 
-use mlx_tests::against_stock::{flip_a_compared_bit, Nans, Suite};
+use mlx_tests::against_stock::{flip_a_compared_bit, Agreement, Nans, StockFault, Suite};
 use mlx_tests::moe;
 use stock_helper::stock_helper;
 
@@ -38,7 +44,21 @@ fn suite() -> Suite<'static> {
         nans: Nans::AnyPayload,
         describe: |seed| moe::describe(seed, on_gpu()),
         replay,
+        stock_fault: on_gpu().then_some(StockFault {
+            report: "reports/upstream/cuda-qmm-sm80-prologue-past-k.md",
+            reaches: moe::stock_reads_past_k,
+            reference: moe::evaluate_per_row,
+        }),
     }
+}
+
+/// Most cases must compute something and be compared with stock, or the agreement says little.
+fn assert_mostly_compared(agreement: &Agreement, cases: usize) {
+    let Agreement { refused, stock_faulted } = agreement;
+    assert!(
+        (refused + stock_faulted) * 10 <= cases,
+        "of {cases} cases {refused} refused, {stock_faulted} faulted in stock"
+    );
 }
 
 /// Cases per stock process.
@@ -49,9 +69,11 @@ fn random_cases_match_stock() {
     let plan = mlx_tests::fuzz::plan(200);
     let start = std::time::Instant::now();
     let seeds: Vec<u64> = (0..plan.cases).map(|i| plan.seed.wrapping_add(i)).collect();
-    let mut refused = 0;
+    let mut total = Agreement::default();
     for (i, batch) in seeds.chunks(BATCH).enumerate() {
-        refused += suite().check(batch, moe::evaluate).unwrap();
+        let agreement = suite().check(batch, moe::evaluate).unwrap();
+        total.refused += agreement.refused;
+        total.stock_faulted += agreement.stock_faulted;
         if (i + 1) % 10 == 0 {
             eprintln!(
                 "fuzz: {} cases match, {:.0} s",
@@ -61,11 +83,13 @@ fn random_cases_match_stock() {
         }
     }
     eprintln!(
-        "fuzz: {}; {refused} refused by both with the same error",
-        coverage(&seeds, start.elapsed())
+        "fuzz: {}; {} refused by both with the same error; {} faulted in stock and equal the \
+         per-row path here",
+        coverage(&seeds, start.elapsed()),
+        total.refused,
+        total.stock_faulted
     );
-    // Most cases must compute something, or the agreement says little.
-    assert!(refused * 10 <= seeds.len(), "{refused} of {} cases refused", seeds.len());
+    assert_mostly_compared(&total, seeds.len());
 }
 
 /// What a run covered (shown with --nocapture), counted from the cases' plans.
@@ -131,8 +155,7 @@ const GPU_REGRESSIONS: [u64; 1] = [3326763638];
 #[test]
 fn fixed_seeds_match_stock() {
     let seeds: Vec<u64> = (0..64).chain(GPU_REGRESSIONS).collect();
-    let refused = suite().check(&seeds, moe::evaluate).unwrap();
-    assert!(refused * 10 <= seeds.len(), "{refused} of {} cases refused", seeds.len());
+    assert_mostly_compared(&suite().check(&seeds, moe::evaluate).unwrap(), seeds.len());
 }
 
 /// The GPU warm-up's groups (`graph-eval moe-groups`) split the seeds by quantization: every
