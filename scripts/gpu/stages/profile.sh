@@ -22,13 +22,36 @@ run_gputime() {
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 
+# Loads and stores outside any allocation, which fault only where no page follows the buffer
+# (reports/upstream/cuda-qmm-sm80-prologue-past-k.md): each arm of $MEMCHECK_ARMS [stock patched]
+# runs one affine4 up gather_qmm call of each point of $MEMCHECK_POINTS, ROWS,EXPERTS,K,N
+# [16,4,64,256: one K tile, where stock's mainloop reads past K and 0004 bounds it], in op-bench
+# under compute-sanitizer's memcheck: memcheck-ARM-POINT.txt. An experiment arm at its own rows:
+# MEMCHECK_ARMS=sm90grp MEMCHECK_POINTS=16,128,2048,768.
+run_memcheck() {
+  local cs=$1 arm point r e k n rc=0
+  for arm in ${MEMCHECK_ARMS:-stock patched}; do
+    for point in ${MEMCHECK_POINTS:-16,4,64,256}; do
+      IFS=, read -r r e k n <<< "$point"
+      time_for "memcheck $arm $point" 120 || return 3
+      printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$r" "$e" "$k" "$n" |
+        MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
+        timeout $(($(left) - 10)) "$cs" --tool memcheck "$WORK/arms/$arm/bin/op-bench" \
+        > "$LOGS/memcheck-$arm-$point.txt" 2>&1
+      say "memcheck $arm $point: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck-$arm-$point.txt")"
+    done
+  done
+  return $rc
+}
+
 # What bounds sorted gather_qmm (issue 8, goal 1): ncu's speed-of-light, memory, compute and
 # occupancy sections for each arm's kernels at Qwen3-30B-A3B's expert shapes, affine4 up
 # projection, r rows per expert ($PROFILE_ROWS [1 8 128]), clocks left alone (the device
 # notes: --clock-control none). Then stock's decode under compute-sanitizer: racecheck
 # (shared-memory hazards) and initcheck (reads of memory never written), looking for the cause
 # of its nondeterministic decode attention (reports/upstream/cuda-sdpa-decode-nondeterminism.md).
-# PROFILE_TOOLS picks which of the three run (a slow one can get a call of its own).
+# PROFILE_TOOLS picks which of them run (a slow one can get a call of its own): ncu, gputime,
+# racecheck, initcheck (the default: all four), and memcheck (run_memcheck).
 run_profile() {
   local ncu=${NCU:-$(command -v ncu || echo "$CUDA_HOME/bin/ncu")}
   local cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")}
@@ -55,8 +78,13 @@ run_profile() {
     run_gputime "$ncu" || rc=$?
     ((rc == 3)) && return 3
   fi
-  wants racecheck || wants initcheck || return $rc
+  wants racecheck || wants initcheck || wants memcheck || return $rc
   [[ -x $cs ]] || { say "profile: no compute-sanitizer at $cs (set COMPUTE_SANITIZER)"; return 2; }
+  if wants memcheck; then
+    run_memcheck "$cs" || rc=$?
+    ((rc == 3)) && return 3
+  fi
+  wants racecheck || wants initcheck || return $rc
   make_model qwen3-30b-a3b || return 2
   # racecheck looks at one kernel's shared memory, so it can be limited to the attention
   # kernels: names holding "sdpa", MLX's own (kernel_sdpav_*) and, as far as their names go,
