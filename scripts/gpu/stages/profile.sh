@@ -26,22 +26,23 @@ run_gputime() {
 # (reports/upstream/cuda-qmm-sm80-prologue-past-k.md): each arm of $MEMCHECK_ARMS [stock patched]
 # runs one affine4 up gather_qmm call of each point of $MEMCHECK_POINTS, ROWS,EXPERTS,K,N
 # [16,4,64,256: one K tile, where stock's mainloop reads past K and 0004 bounds it], in op-bench
-# under compute-sanitizer's memcheck: memcheck-ARM-POINT.txt. An experiment arm at its own rows:
+# under compute-sanitizer's memcheck, each kernel launched on its own (no CUDA graphs, blocking
+# launches) so that a report names its kernel: memcheck-ARM-POINT.txt. An experiment arm:
 # MEMCHECK_ARMS=sm90grp MEMCHECK_POINTS=16,128,2048,768.
 run_memcheck() {
-  local cs=$1 arm point r e k n rc=0
+  local cs=$1 arm point r e k n
   for arm in ${MEMCHECK_ARMS:-stock patched}; do
     for point in ${MEMCHECK_POINTS:-16,4,64,256}; do
       IFS=, read -r r e k n <<< "$point"
       time_for "memcheck $arm $point" 120 || return 3
       printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$r" "$e" "$k" "$n" |
+        MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 \
         MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
         timeout $(($(left) - 10)) "$cs" --tool memcheck "$WORK/arms/$arm/bin/op-bench" \
         > "$LOGS/memcheck-$arm-$point.txt" 2>&1
       say "memcheck $arm $point: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck-$arm-$point.txt")"
     done
   done
-  return $rc
 }
 
 # What bounds sorted gather_qmm (issue 8, goal 1): ncu's speed-of-light, memory, compute and
