@@ -22,6 +22,12 @@ run_gputime() {
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 
+# One request of mlx_ab_protocol::ops (JSON lines) for op-bench: one affine4 up gather_qmm call
+# of ROWS rows per expert, EXPERTS experts, K -> N, uniform loads; then quit.
+gather_qmm_request() {
+  printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$@"
+}
+
 # Loads and stores outside any allocation, which fault only where no page follows the buffer
 # (reports/upstream/cuda-qmm-sm80-prologue-past-k.md): each arm of $MEMCHECK_ARMS [stock patched]
 # runs one affine4 up gather_qmm call of each point of $MEMCHECK_POINTS, ROWS,EXPERTS,K,N
@@ -35,7 +41,7 @@ run_memcheck() {
     for point in ${MEMCHECK_POINTS:-16,4,64,256}; do
       IFS=, read -r r e k n <<< "$point"
       time_for "memcheck $arm $point" 120 || return 3
-      printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$r" "$e" "$k" "$n" |
+      gather_qmm_request "$r" "$e" "$k" "$n" |
         MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 \
         MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
         timeout $(($(left) - 10)) "$cs" --tool memcheck "$WORK/arms/$arm/bin/op-bench" \
@@ -61,8 +67,7 @@ run_profile() {
   if wants ncu && [[ -x $ncu ]]; then
     for arm in stock "${PROFILE_B:-patched}"; do
       for r in ${PROFILE_ROWS:-1 8 128}; do
-        # One request of mlx_ab_protocol::ops (JSON lines): one call, one rep, then quit.
-        printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[128,2048,768],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$r" |
+        gather_qmm_request "$r" 128 2048 768 |
           MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
           timeout $(($(left) - 10)) "$ncu" --clock-control none --kernel-name regex:qm --launch-count 4 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
