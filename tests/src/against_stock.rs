@@ -203,6 +203,13 @@ pub struct Agreement {
     pub stock_faulted: usize,
 }
 
+impl std::ops::AddAssign for Agreement {
+    fn add_assign(&mut self, other: Agreement) {
+        self.refused += other.refused;
+        self.stock_faulted += other.stock_faulted;
+    }
+}
+
 impl Suite<'_> {
     /// Evaluates `seeds` with `ours` here while the stock helper evaluates them; Err names the
     /// first seed whose outcomes differ (outputs, or MLX's error message: refusing a case the
@@ -245,14 +252,13 @@ impl Suite<'_> {
                     else {
                         return fail(format!("failed in stock ({theirs}), not here"));
                     };
-                    let why = format!("stock faulted ({theirs}; {})", fault.report);
-                    match (fault.reference)(seed) {
-                        Err(e) => return fail(format!("{why}, and its reference failed ({e})")),
-                        Ok(reference) => {
-                            if let Some(what) = first_difference(&ours, &reference, self.nans) {
-                                return fail(format!("{why}; against its reference: {what}"));
-                            }
-                        }
+                    let differs = match (fault.reference)(seed) {
+                        Err(e) => Some(format!("its reference failed ({e})")),
+                        Ok(reference) => first_difference(&ours, &reference, self.nans)
+                            .map(|what| format!("against its reference: {what}")),
+                    };
+                    if let Some(what) = differs {
+                        return fail(format!("stock faulted ({theirs}; {}); {what}", fault.report));
                     }
                     agreement.stock_faulted += 1;
                     let left = &seeds[i + 1..];

@@ -28,6 +28,14 @@ gather_qmm_request() {
   printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$@"
 }
 
+# ARM's op-bench, reading requests on stdin, under TOOL... (ncu or compute-sanitizer and their
+# options), within the call's budget.
+op_bench_under() {
+  local arm=$1; shift
+  MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
+    timeout $(($(left) - 10)) "$@" "$WORK/arms/$arm/bin/op-bench"
+}
+
 # Loads and stores outside any allocation, which fault only where no page follows the buffer
 # (reports/upstream/cuda-qmm-sm80-prologue-past-k.md): each arm of $MEMCHECK_ARMS [stock patched]
 # runs one affine4 up gather_qmm call of each point of $MEMCHECK_POINTS, ROWS,EXPERTS,K,N
@@ -42,9 +50,7 @@ run_memcheck() {
       IFS=, read -r r e k n <<< "$point"
       time_for "memcheck $arm $point" 120 || return 3
       gather_qmm_request "$r" "$e" "$k" "$n" |
-        MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 \
-        MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
-        timeout $(($(left) - 10)) "$cs" --tool memcheck "$WORK/arms/$arm/bin/op-bench" \
+        MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 op_bench_under "$arm" "$cs" --tool memcheck \
         > "$LOGS/memcheck-$arm-$point.txt" 2>&1
       say "memcheck $arm $point: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck-$arm-$point.txt")"
     done
@@ -68,11 +74,10 @@ run_profile() {
     for arm in stock "${PROFILE_B:-patched}"; do
       for r in ${PROFILE_ROWS:-1 8 128}; do
         gather_qmm_request "$r" 128 2048 768 |
-          MLX_PTX_CACHE_DIR=$WORK/ptx/$arm LD_LIBRARY_PATH="$WORK/arms/$arm/lib:$LD_LIBRARY_PATH" \
-          timeout $(($(left) - 10)) "$ncu" --clock-control none --kernel-name regex:qm --launch-count 4 \
+          op_bench_under "$arm" "$ncu" --clock-control none --kernel-name regex:qm --launch-count 4 \
             --section SpeedOfLight --section MemoryWorkloadAnalysis --section ComputeWorkloadAnalysis \
             --section Occupancy --section LaunchStats --csv --page details \
-            "$WORK/arms/$arm/bin/op-bench" > "$LOGS/ncu-$arm-r$r.csv" 2> "$LOGS/ncu-$arm-r$r.log"
+            > "$LOGS/ncu-$arm-r$r.csv" 2> "$LOGS/ncu-$arm-r$r.log"
         say "ncu $arm r=$r: exit $?; $(grep -c 'Duration' "$LOGS/ncu-$arm-r$r.csv") kernel(s) profiled"
       done
     done
