@@ -268,12 +268,15 @@ pub fn evaluate_per_row(seed: u64) -> Result<Vec<Output>> {
     evaluate_marked(seed, false)
 }
 
-/// Whether stock's CUDA qmm_sm80 mainloop reads past x and w in `seed`'s GPU case: it loads
-/// three K tiles of 64 whatever K is (reports/upstream/cuda-qmm-sm80-prologue-past-k.md).
-/// Affine cases only, where [`evaluate_per_row`] is a bitwise reference.
+/// Whether stock's CUDA qmm_sm80 mainloop may read past x and w in `seed`'s GPU case: it loads
+/// three K tiles of max(64, group size) whatever K is
+/// (reports/upstream/cuda-qmm-sm80-prologue-past-k.md). Every mode may run that mainloop at
+/// such K (affine in the per-row kernel, the fp modes also in the rhs kernel); K is then below
+/// 512, where no fp case takes fp_gather_qmv, so [`evaluate_per_row`] runs the kernels the
+/// sorted call runs or the same mainloop: a bitwise reference.
 pub fn stock_reads_past_k(seed: u64) -> bool {
     let case = case(seed, true);
-    case.quant.mode == QuantMode::Affine && case.k < 3 * 64
+    case.k < 3 * case.quant.group_size.max(64)
 }
 
 fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {

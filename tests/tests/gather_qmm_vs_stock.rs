@@ -13,10 +13,11 @@
 //! is not a function of the inputs. Every other bit is compared.
 //!
 //! On the GPU, stock's qmm_sm80 mainloop loads three K tiles before it checks how many there
-//! are: at K < 192 it reads past x and w, and faults where no page follows them (in about 1 of
-//! 8,000 cases on the H200, 2026-12-04). There a stock fault is no verdict: an affine case must
-//! then equal the per-row path here (the unsorted call), which affine-gather-rhs keeps bit for
-//! bit; the count of such cases is printed.
+//! are: below three tiles (K < 3 * max(64, group size)) it reads past x and w, and faults where
+//! no page follows them (in about 1 of 8,000 cases on the H200, 2026-12-04: affine and mxfp8).
+//! There a stock fault is no verdict: the case must then equal the per-row path here (the
+//! unsorted call), which affine-gather-rhs and gather-qmm-tiles-cuda keep bit for bit; the
+//! count of such cases is printed.
 //!
 //! `random_cases_match_stock` runs 200 cases (the short mode), or `MLX_FUZZ_CASES`.
 

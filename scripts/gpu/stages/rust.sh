@@ -41,18 +41,20 @@ run_rust() {
           [[ $name == *-gpu ]] && export MLX_TESTS_DEVICE=gpu MLX_TESTS_GRAPH_KINDS=${MLX_TESTS_GRAPH_KINDS-small,chain}
           [[ $name == gather_qmm_vs_stock-gpu ]] && warm_moe_kernels "$arm"
           export MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm
-          local shards=1 j r pids=() src=0
+          # A -gpu run prints what it counted (stock faults, refusals) even when it passes.
+          local shards=1 j r pids=() src=0 show=()
+          [[ $name == *-gpu ]] && show=(--nocapture)
           [[ $name == *-gpu && -n ${MLX_FUZZ_CASES:-} ]] && shards=${RUST_SHARDS:-1}
           if ((shards > 1)); then
             local cases=$((MLX_FUZZ_CASES / shards)) seed=${MLX_FUZZ_SEED:-$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')}
             for ((j = 1; j < shards; j++)); do
               MLX_FUZZ_SEED=$((seed + j * cases)) MLX_FUZZ_CASES=$cases timeout $(($(left) - 20)) \
-                "$t" random --test-threads 1 > "$LOGS/rust-$arm-$name-shard$j.log" 2>&1 &
+                "$t" random --test-threads 1 "${show[@]}" > "$LOGS/rust-$arm-$name-shard$j.log" 2>&1 &
               pids+=($!)
             done
             export MLX_FUZZ_SEED=$seed MLX_FUZZ_CASES=$cases
           fi
-          timeout $(($(left) - 20)) "$t" --test-threads 1 > "$LOGS/rust-$arm-$name.log" 2>&1 || src=$?
+          timeout $(($(left) - 20)) "$t" --test-threads 1 "${show[@]}" > "$LOGS/rust-$arm-$name.log" 2>&1 || src=$?
           # The worst exit wins: a timeout (124) over a failure over a pass.
           for j in "${pids[@]}"; do wait "$j"; r=$?; ((r > src)) && src=$r; done
           exit "$src"
