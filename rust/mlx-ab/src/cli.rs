@@ -41,6 +41,12 @@ pub enum Command {
     /// Exit status: 0 identical, 1 outputs differ, 2 error, 3 stopped by SIGTERM / SIGINT
     /// (the finished points are reported).
     Ops(Box<OpsArgs>),
+    /// A/B a benchmark script between two installed builds: the command runs once per arm per
+    /// pair in `run`'s order with DIR/lib first on the library path (the loader must show it
+    /// loaded that libmlx.so), and each `Timing NAME ... T msec` line it prints (MLX's
+    /// `benchmarks/` form) gets `ops`' statistics. Outputs are not compared.
+    /// Exit status: 0 measured, 2 error (no report).
+    Script(Box<ScriptArgs>),
     /// Build (or reuse) the worker of an arm and print its path.
     BuildWorker {
         /// `all`, `none` or a comma-separated list of patch ids.
@@ -258,6 +264,36 @@ pub struct OpsArgs {
     /// Seed of the bootstrap resampling.
     #[arg(long, default_value_t = 0x5eed)]
     pub bootstrap_seed: u64,
+}
+
+#[derive(Args)]
+pub struct ScriptArgs {
+    /// Arm A's installed MLX (the baseline), with a shared DIR/lib/libmlx.so
+    /// (`mlx-build build --shared`); its PATCHES and SERIES files name its patches.
+    #[arg(long, value_name = "DIR")]
+    pub a: PathBuf,
+    /// Arm B's installed MLX.
+    #[arg(long, value_name = "DIR")]
+    pub b: PathBuf,
+    /// Measured pairs (each runs the command once per arm, in `run`'s balanced order).
+    #[arg(long, default_value_t = 6, value_parser = RangedU64ValueParser::<usize>::new().range(1..))]
+    pub pairs: usize,
+    /// Untimed rounds first, each running the command once per arm.
+    #[arg(long, default_value_t = 1)]
+    pub warmup_rounds: usize,
+    /// Write the report (every pair's times, the command's files' sha256, the arms' patches)
+    /// as JSON here.
+    #[arg(long, value_name = "F")]
+    pub json: Option<PathBuf>,
+    /// Write the Markdown table here (it is also printed on stdout).
+    #[arg(long, value_name = "F")]
+    pub md: Option<PathBuf>,
+    /// Seed of the bootstrap resampling.
+    #[arg(long, default_value_t = 0x5eed)]
+    pub bootstrap_seed: u64,
+    /// The command, after `--`: e.g. `python3 gather_qmm_bench.py`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
 }
 
 /// Arm A: the baseline.

@@ -32,6 +32,9 @@ mod roofline;
 mod run;
 mod run_report;
 mod schedule;
+mod script;
+mod script_report;
+mod script_timings;
 mod stats;
 mod tally;
 mod ui;
@@ -50,6 +53,7 @@ fn main() -> ExitCode {
         Command::Generate(args) => forward::generate(&args),
         Command::Determinism(args) => forward::determinism(&args),
         Command::Ops(args) => ops::main(*args),
+        Command::Script(args) => script::main(*args),
         Command::BuildWorker { patches, fault_injection } => {
             build_worker(&patches, fault_injection)
         }

@@ -145,24 +145,10 @@ fn measure(
         digests.insert(reply.digest);
     }
     let [a, b] = times;
-    let ratios: Vec<f64> = a.iter().zip(&b).map(|(a, b)| a / b).collect();
-    let median = |v: &[f64]| stats::median(v).unwrap_or(f64::NAN);
-    let ci = stats::bootstrap_median_ci(&ratios, 0.95, BOOTSTRAP_ITERATIONS, seed)
-        .map_or([f64::NAN; 2], |(l, h)| [l, h]);
-    let (exact_low, exact_high, coverage) =
-        stats::order_statistic_median_ci(&ratios, 0.95).unwrap_or((f64::NAN, f64::NAN, 0.0));
-    let sign = stats::sign_test(&ratios);
-    let (ta, tb) = (median(&a), median(&b));
+    let timing = stats::paired_times(&a, &b, seed);
+    let (ta, tb) = (timing.a_seconds, timing.b_seconds);
     Ok(PointResult {
-        a_seconds: ta,
-        b_seconds: tb,
-        ratio: median(&ratios),
-        ci,
-        ci_exact: [exact_low, exact_high],
-        ci_exact_coverage: coverage,
-        b_faster: sign.greater,
-        a_faster: sign.less,
-        p: sign.p_value,
+        timing,
         identical: digests.len() == 1,
         a_tflops: point.flops as f64 / ta / 1e12,
         b_tflops: point.flops as f64 / tb / 1e12,

@@ -3,6 +3,7 @@
 //! statistics made it, and the Markdown table.
 
 use crate::ops_points::Point;
+use crate::stats::PairedTimes;
 use serde::Serialize;
 
 pub const TOOL: &str = "mlx-ab ops";
@@ -17,21 +18,9 @@ pub struct Times {
 pub struct PointResult {
     #[serde(flatten)]
     pub point: Point,
-    /// Medians over the pairs of each arm's seconds per call.
-    pub a_seconds: f64,
-    pub b_seconds: f64,
-    /// Median of the per-pair A time / B time: above 1, B is faster.
-    pub ratio: f64,
-    /// 95% bootstrap interval of that median.
-    pub ci: [f64; 2],
-    /// The distribution-free interval of that median (`stats::order_statistic_median_ci`) and
-    /// its coverage: with 6 pairs, the smallest and largest ratio, 96.9%.
-    pub ci_exact: [f64; 2],
-    pub ci_exact_coverage: f64,
-    /// Pairs with ratio above 1 / below 1, and the exact two-sided sign test's p.
-    pub b_faster: usize,
-    pub a_faster: usize,
-    pub p: f64,
+    /// Each arm's median seconds per call and the pairs' A/B ratio.
+    #[serde(flatten)]
+    pub timing: PairedTimes,
     /// Every reply of both arms had the same output digest.
     pub identical: bool,
     pub a_tflops: f64,
@@ -107,11 +96,11 @@ pub fn progress_line(r: &PointResult, seconds: f64) -> String {
     format!(
         "{}: A {:.4} ms, B {:.4} ms, A/B {:.3} [{:.3}, {:.3}] identical={} ({seconds:.1}s)",
         r.point.label(),
-        r.a_seconds * 1e3,
-        r.b_seconds * 1e3,
-        r.ratio,
-        r.ci[0],
-        r.ci[1],
+        r.timing.a_seconds * 1e3,
+        r.timing.b_seconds * 1e3,
+        r.timing.ratio,
+        r.timing.ci[0],
+        r.timing.ci[1],
         if r.identical { "True" } else { "False" }
     )
 }
@@ -145,25 +134,33 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
     ];
     for r in results {
         lines.push(format!(
-            "| {} | {:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | [{:.3}, {:.3}] ({:.1}%) | {}/{} (p = {}) | {:.2} | {} | {} |",
+            "| {} | {} | {:.2} | {} | {} |",
             r.point.label(),
-            r.a_seconds * 1e3,
-            r.b_seconds * 1e3,
-            r.ratio,
-            r.ci[0],
-            r.ci[1],
-            r.ci_exact[0],
-            r.ci_exact[1],
-            100.0 * r.ci_exact_coverage,
-            r.b_faster,
-            r.a_faster,
-            three_significant(r.p),
+            timing_cells(&r.timing),
             r.a_tflops,
             r.b_gbps.map_or("-".into(), |g| format!("{g:.1}")),
             identity(r)
         ));
     }
     lines.join("\n") + "\n"
+}
+
+/// The cells `A ms | B ms | A/B | 95% CI | exact CI | B faster/slower (p)` of a table row.
+pub fn timing_cells(t: &PairedTimes) -> String {
+    format!(
+        "{:.4} | {:.4} | {:.3} | [{:.3}, {:.3}] | [{:.3}, {:.3}] ({:.1}%) | {}/{} (p = {})",
+        t.a_seconds * 1e3,
+        t.b_seconds * 1e3,
+        t.ratio,
+        t.ci[0],
+        t.ci[1],
+        t.ci_exact[0],
+        t.ci_exact[1],
+        100.0 * t.ci_exact_coverage,
+        t.b_faster,
+        t.a_faster,
+        three_significant(t.p)
+    )
 }
 
 /// "yes", or "**NO**" with each arm's distance from float32 arithmetic where measured.

@@ -104,6 +104,48 @@ pub fn summarize_ratios(ratios: Vec<f64>, seed: u64) -> RatioSummary {
     }
 }
 
+/// One measurement taken in pairs (A then B, or B then A): each arm's median seconds and the
+/// median of the per-pair A time / B time (above 1: B faster) with its intervals and sign test.
+/// `ops` and `script` report every timing with these fields.
+#[derive(Debug, Clone, Serialize)]
+pub struct PairedTimes {
+    pub a_seconds: f64,
+    pub b_seconds: f64,
+    pub ratio: f64,
+    /// 95% bootstrap interval of that median.
+    pub ci: [f64; 2],
+    /// The distribution-free interval of that median (`order_statistic_median_ci`) and its
+    /// coverage: with 6 pairs, the smallest and largest ratio, 96.9%.
+    pub ci_exact: [f64; 2],
+    pub ci_exact_coverage: f64,
+    /// Pairs with ratio above 1 / below 1, and the exact two-sided sign test's p.
+    pub b_faster: usize,
+    pub a_faster: usize,
+    pub p: f64,
+}
+
+/// Summarizes paired seconds (`a[i]` and `b[i]` of pair i); NaN where there are no pairs.
+pub fn paired_times(a: &[f64], b: &[f64], seed: u64) -> PairedTimes {
+    let ratios: Vec<f64> = a.iter().zip(b).map(|(a, b)| a / b).collect();
+    let median_or_nan = |v: &[f64]| median(v).unwrap_or(f64::NAN);
+    let ci = bootstrap_median_ci(&ratios, 0.95, BOOTSTRAP_ITERATIONS, seed)
+        .map_or([f64::NAN; 2], |(l, h)| [l, h]);
+    let (low, high, coverage) =
+        order_statistic_median_ci(&ratios, 0.95).unwrap_or((f64::NAN, f64::NAN, 0.0));
+    let sign = sign_test(&ratios);
+    PairedTimes {
+        a_seconds: median_or_nan(a),
+        b_seconds: median_or_nan(b),
+        ratio: median_or_nan(&ratios),
+        ci,
+        ci_exact: [low, high],
+        ci_exact_coverage: coverage,
+        b_faster: sign.greater,
+        a_faster: sign.less,
+        p: sign.p_value,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -191,6 +233,18 @@ mod tests {
         // A 40% interval sits inside the 1.5 mass (from 30% to 70%).
         let (low, high) = bootstrap_median_ci(&[1.0, 2.0], 0.4, 10_000, 1).unwrap();
         assert_eq!((low, high), (1.5, 1.5));
+    }
+
+    #[test]
+    fn paired_times_hand_computed() {
+        // Ratios 2, 0.5, 4 (A / B per pair): median 2; B faster in 2 pairs, slower in 1.
+        let t = paired_times(&[2.0, 1.0, 4.0], &[1.0, 2.0, 1.0], 7);
+        assert_eq!((t.a_seconds, t.b_seconds, t.ratio), (2.0, 1.0, 2.0));
+        assert_eq!((t.b_faster, t.a_faster), (2, 1));
+        assert_eq!(t.ci_exact, [0.5, 4.0]);
+        assert!(t.ci[0] >= 0.5 && t.ci[1] <= 4.0);
+        let none = paired_times(&[], &[], 7);
+        assert!(none.ratio.is_nan() && none.ci[0].is_nan() && none.ci_exact_coverage == 0.0);
     }
 
     #[test]
