@@ -39,7 +39,7 @@ pub(crate) fn link(path: &str) -> String {
 }
 
 /// A raw file's first four cells: the file, its date, machine and series.
-fn source_cells(source: &Source) -> String {
+pub(crate) fn source_cells(source: &Source) -> String {
     format!(
         "{} | {} | {} | {}",
         link(&source.path),
@@ -81,12 +81,13 @@ fn outputs(run: &E2eRun) -> String {
 
 /// Every series a row names, current first, then newest first; commits sharing patch files
 /// share a series.
-fn series_groups(s: &Sources) -> Vec<(String, Vec<Series>)> {
+pub(crate) fn series_groups(s: &Sources) -> Vec<(String, Vec<Series>)> {
     let mut all: Vec<&Series> = s
         .e2e
         .iter()
         .map(|r| &r.source.series)
         .chain(s.ops.iter().map(|r| &r.source.series))
+        .chain(s.scripts.iter().map(|r| &r.source.series))
         .collect();
     all.sort_by(|a, b| b.date.cmp(&a.date).then(a.commit.cmp(&b.commit)));
     let mut groups: Vec<(String, Vec<Series>)> = Vec::new();
@@ -106,7 +107,13 @@ fn series_groups(s: &Sources) -> Vec<(String, Vec<Series>)> {
     groups
 }
 
-fn group_heading(md: &mut String, level: &str, digest: &str, members: &[Series], current: &Series) {
+pub(crate) fn group_heading(
+    md: &mut String,
+    level: &str,
+    digest: &str,
+    members: &[Series],
+    current: &Series,
+) {
     let commits: Vec<String> = members
         .iter()
         .map(|m| format!("{} ({})", short(m.commit.as_deref().unwrap_or("now")), m.day()))
@@ -269,12 +276,13 @@ pub fn render(s: &Sources, plots: &Plots) -> String {
         let _ = writeln!(md, "| `{}` | `{}` | {} |", p.name, &p.sha256[..12], s.subjects[p.id()]);
     }
     md.push('\n');
-    let total = s.e2e.len() + s.ops.len();
+    let total = s.e2e.len() + s.ops.len() + s.scripts.len();
     let on_current = s
         .e2e
         .iter()
         .map(|r| &r.source.series)
         .chain(s.ops.iter().map(|r| &r.source.series))
+        .chain(s.scripts.iter().map(|r| &r.source.series))
         .filter(|x| x.digest() == current.digest())
         .count();
     if on_current == 0 {
@@ -291,6 +299,7 @@ pub fn render(s: &Sources, plots: &Plots) -> String {
     crate::book_patches::per_patch(&mut md, s);
     e2e_section(&mut md, s);
     ops_section(&mut md, s);
+    crate::book_scripts::section(&mut md, s);
     plots_section(&mut md, s, plots);
     let _ = writeln!(md, "## Metal\n\nNot run: no Apple hardware.");
     md

@@ -357,6 +357,7 @@ pub struct Sources {
     pub phases: BTreeMap<String, String>,
     pub e2e: Vec<E2eRun>,
     pub ops: Vec<OpsRun>,
+    pub scripts: Vec<crate::book_scripts::ScriptRun>,
 }
 
 impl Sources {
@@ -391,7 +392,7 @@ fn raw_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
 
 /// A folder's raw files, each with its manifest entry. A raw file the manifest does not name,
 /// or an entry naming no file, is an error: the book shows every raw file, each with its series.
-fn folder(
+pub(crate) fn folder(
     root: &Path,
     folder: &str,
     series: &BTreeMap<String, Series>,
@@ -538,7 +539,8 @@ pub fn read(root: &Path) -> Result<Sources, String> {
             });
         }
     }
-    Ok(Sources { current, subjects, phases, e2e, ops })
+    let scripts = crate::book_scripts::read(root, &series)?;
+    Ok(Sources { current, subjects, phases, e2e, ops, scripts })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ mod book;
 mod book_patches;
 mod book_record;
 mod book_render;
+mod book_scripts;
 mod book_sources;
 mod cache_dir;
 mod cargo_build;
