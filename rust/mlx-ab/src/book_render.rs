@@ -39,7 +39,7 @@ pub(crate) fn link(path: &str) -> String {
 }
 
 /// A raw file's first four cells: the file, its date, machine and series.
-pub(crate) fn source_cells(source: &Source) -> String {
+fn source_cells(source: &Source) -> String {
     format!(
         "{} | {} | {} | {}",
         link(&source.path),
@@ -50,7 +50,7 @@ pub(crate) fn source_cells(source: &Source) -> String {
 }
 
 /// Arm B's patches: "all N patches" when they are its series' whole list.
-fn arm_b(b_patches: &[String], series: &Series) -> String {
+pub(crate) fn arm_b(b_patches: &[String], series: &Series) -> String {
     if b_patches == series.ids() {
         format!("all {} patches", b_patches.len())
     } else {

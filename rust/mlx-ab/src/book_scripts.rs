@@ -2,7 +2,7 @@
 //! their folder's manifest like every raw file, and checked against it: the patch files arm B
 //! recorded at its build must be those of the commit the manifest names.
 
-use crate::book_render::{group_heading, link, ratio, series_groups, source_cells};
+use crate::book_render::{arm_b, group_heading, link, ratio, series_cell, series_groups};
 use crate::book_sources::{folder, read_json, Series, Source, Sources};
 use crate::stats::{RatioSummary, SignTest};
 use serde::Deserialize;
@@ -155,32 +155,33 @@ pub fn section(md: &mut String, s: &Sources) {
             continue;
         }
         group_heading(md, "###", &digest, &members, &s.current);
-        let _ = writeln!(
-            md,
-            "| raw file | date | machine | series | B | command | timing | stock ms | B ms | stock/B |"
-        );
-        let _ = writeln!(md, "|---|---|---|---|---|---|---|---:|---:|---|");
         for r in runs {
+            let _ = writeln!(
+                md,
+                "{}: run {} on the {}, the patch files of {}; B {}; `{}`, {} pairs.\n",
+                link(&r.source.path),
+                r.source.date,
+                r.source.machine,
+                series_cell(&r.source.series),
+                arm_b(&r.b_patches, &r.source.series),
+                r.command,
+                r.pairs
+            );
+            if let Some(note) = &r.source.note {
+                let _ = writeln!(md, "Note: {note}.\n");
+            }
+            let _ = writeln!(md, "| timing | stock ms | B ms | stock/B |\n|---|---:|---:|---|");
             for t in &r.timings {
                 let _ = writeln!(
                     md,
-                    "| {} | {} | `{}` ({} pairs) | {} | {:.3} | {:.3} | {} |",
-                    source_cells(&r.source),
-                    r.b_patches.join(", "),
-                    r.command,
-                    r.pairs,
+                    "| {} | {:.3} | {:.3} | {} |",
                     t.name,
                     t.a_seconds * 1e3,
                     t.b_seconds * 1e3,
-                    ratio(&t.ratio),
+                    ratio(&t.ratio)
                 );
             }
-        }
-        md.push('\n');
-        for r in s.scripts.iter().filter(|r| r.source.series.digest() == digest) {
-            if let Some(note) = &r.source.note {
-                let _ = writeln!(md, "- {}: {note}\n", link(&r.source.path));
-            }
+            md.push('\n');
         }
     }
 }

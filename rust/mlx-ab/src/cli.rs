@@ -281,6 +281,13 @@ pub struct ScriptArgs {
     /// Untimed rounds first, each running the command once per arm.
     #[arg(long, default_value_t = 1)]
     pub warmup_rounds: usize,
+    /// MLX_PTX_CACHE_DIR of arm A's runs (MLX's CUDA JIT cache is keyed by version and kernel
+    /// name only: two arms sharing one would run each other's kernels).
+    #[arg(long, value_name = "DIR")]
+    pub a_ptx_cache: Option<PathBuf>,
+    /// MLX_PTX_CACHE_DIR of arm B's runs.
+    #[arg(long, value_name = "DIR")]
+    pub b_ptx_cache: Option<PathBuf>,
     /// Write the report (every pair's times, the command's files' sha256, the arms' patches)
     /// as JSON here.
     #[arg(long, value_name = "F")]

@@ -28,19 +28,20 @@ pub const TOOL: &str = "mlx-ab script";
 /// The library every arm must load.
 const LIBRARY: &str = "libmlx.so";
 
-/// One arm: its directory and the library in it, resolved.
+/// One arm: its directory, the library in it (resolved) and its JIT cache folder.
 struct ArmDir {
     dir: PathBuf,
     library: PathBuf,
+    ptx_cache: Option<PathBuf>,
 }
 
 impl ArmDir {
-    fn new(dir: &Path) -> Result<Self, String> {
+    fn new(dir: &Path, ptx_cache: Option<&Path>) -> Result<Self, String> {
         let library = dir.join("lib").join(LIBRARY);
         let library = library.canonicalize().map_err(|e| {
             format!("{}: {e}: an arm is an installed MLX with a shared lib/{LIBRARY} (`mlx-build build --shared`)", library.display())
         })?;
-        Ok(ArmDir { dir: dir.to_path_buf(), library })
+        Ok(ArmDir { dir: dir.to_path_buf(), library, ptx_cache: ptx_cache.map(Path::to_path_buf) })
     }
 
     /// `DIR/lib` before whatever the library path already holds.
@@ -79,12 +80,12 @@ fn own_stderr(stderr: &str) -> String {
 
 /// Runs the command once for `arm`; its timings in seconds.
 fn run_once(command: &[String], arm: &ArmDir) -> Result<Vec<(String, f64)>, String> {
-    let out = Command::new(&command[0])
-        .args(&command[1..])
-        .env("LD_LIBRARY_PATH", arm.library_path())
-        .env("LD_DEBUG", "libs")
-        .output()
-        .map_err(|e| format!("could not start `{}`: {e}", command[0]))?;
+    let mut run = Command::new(&command[0]);
+    run.args(&command[1..]).env("LD_LIBRARY_PATH", arm.library_path()).env("LD_DEBUG", "libs");
+    if let Some(dir) = &arm.ptx_cache {
+        run.env("MLX_PTX_CACHE_DIR", dir);
+    }
+    let out = run.output().map_err(|e| format!("could not start `{}`: {e}", command[0]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(format!(
@@ -123,7 +124,10 @@ fn names(timings: &[(String, f64)]) -> Vec<&str> {
 }
 
 pub fn main(args: ScriptArgs) -> Result<ExitCode, String> {
-    let arms = [ArmDir::new(&args.a)?, ArmDir::new(&args.b)?];
+    let arms = [
+        ArmDir::new(&args.a, args.a_ptx_cache.as_deref())?,
+        ArmDir::new(&args.b, args.b_ptx_cache.as_deref())?,
+    ];
     let command = &args.command;
     let began = Instant::now();
     let plan = schedule::plan(args.pairs, args.warmup_rounds);
@@ -226,7 +230,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("lib")).unwrap();
         std::os::unix::fs::symlink(gcc_s, dir.path().join("lib").join(LIBRARY)).unwrap();
-        let arm = ArmDir::new(dir.path()).unwrap();
+        let arm = ArmDir::new(dir.path(), None).unwrap();
         (dir, arm)
     }
 
@@ -258,5 +262,12 @@ mod tests {
         assert!(failed.unwrap_err().contains("boom"));
         let silent = run_once(&command(Some(dir.path()), "echo nothing"), &arm).unwrap_err();
         assert!(silent.contains("no `Timing"), "{silent}");
+        // The arm's JIT cache folder reaches the command.
+        let cached = ArmDir { ptx_cache: Some("/arm-a-ptx".into()), ..arm };
+        let named = run_once(
+            &command(Some(dir.path()), "echo \"Timing $MLX_PTX_CACHE_DIR ... 1 msec\""),
+            &cached,
+        );
+        assert_eq!(named.unwrap()[0].0, "/arm-a-ptx");
     }
 }

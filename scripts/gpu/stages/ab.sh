@@ -4,6 +4,9 @@
 #   ops   mlx-ab ops (single ops) against $OPS_B [patched], $OPS_ARGS added (without --budget:
 #         the stage passes the call's time left; with --precompile $OPS_PRECOMPILE [half the
 #         cores per arm] on CUDA): ops-gpu[-ARM].{json,md}
+#   script  mlx-ab script: patches/prs/benchmarks/$SCRIPT.py [gather_qmm_sorted_bench] with
+#         $SCRIPT_ARGS [--device gpu] under MLX's Python package (.gpu/wheels), against
+#         $SCRIPT_B [patched], $SCRIPT_PAIRS [6] pairs: script-gpu-$SCRIPT[-ARM].{json,md}
 
 run_ops() {
   local b=${OPS_B:-patched}
@@ -30,5 +33,21 @@ run_ab() {
   local b=${AB_B:-patched}
   ab_run "$b" --device "${AB_DEVICE:-$RUN_DEVICE}" --json "$LOGS/ab-gpu$(suffix "$b").json" \
     --md "$LOGS/ab-gpu$(suffix "$b").md" ${AB_ARGS:-} 2>&1 | tail -n 60
+  return "${PIPESTATUS[0]}"
+}
+
+run_script() {
+  local b=${SCRIPT_B:-patched} name=${SCRIPT:-gather_qmm_sorted_bench} site=$WORK/python py
+  py=$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')
+  if [[ ! -d $site/mlx ]]; then
+    local wheel=("$PACK"/wheels/mlx-*-"$py"-*.whl)
+    [[ -f ${wheel[0]} ]] || { say "script: no mlx wheel for $py in .gpu/wheels"; return 1; }
+    python3 -m pip install -q --no-index --no-deps --no-compile --target "$site" "${wheel[0]}" || return 1
+  fi
+  local out=$LOGS/script-gpu-$name$(suffix "$b")
+  PYTHONPATH=$site${PYTHONPATH:+:$PYTHONPATH} timeout $(($(left) - 10)) "$WORK/arms/stock/bin/mlx-ab" script \
+    --a "$WORK/arms/stock" --b "$WORK/arms/$b" --a-ptx-cache "$WORK/ptx/stock" --b-ptx-cache "$WORK/ptx/$b" \
+    --pairs "${SCRIPT_PAIRS:-6}" --json "$out.json" --md "$out.md" -- \
+    python3 "patches/prs/benchmarks/$name.py" ${SCRIPT_ARGS:---device gpu} 2>&1 | tail -n 60
   return "${PIPESTATUS[0]}"
 }
