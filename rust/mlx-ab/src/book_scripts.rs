@@ -3,7 +3,7 @@
 //! recorded at its build must be those of the commit the manifest names.
 
 use crate::book_render::{arm_b, group_heading, link, ratio, series_cell, series_groups};
-use crate::book_sources::{folder, read_json, Series, Source, Sources};
+use crate::book_sources::{folder, read_json, Series, SeriesFile, Source, Sources};
 use crate::stats::{RatioSummary, SignTest};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -53,13 +53,7 @@ struct ProvenanceJson {
 #[derive(Deserialize)]
 struct ArmJson {
     patches: Vec<String>,
-    series: Vec<SeriesFileJson>,
-}
-
-#[derive(Deserialize)]
-struct SeriesFileJson {
-    name: String,
-    sha256: String,
+    series: Vec<SeriesFile>,
 }
 
 #[derive(Deserialize)]
@@ -204,14 +198,14 @@ mod tests {
         };
         let arm = |sha256: String| ArmJson {
             patches: vec!["a".into()],
-            series: vec![SeriesFileJson { name: "0001-a.patch".into(), sha256 }],
+            series: vec![SeriesFile { name: "0001-a.patch".into(), sha256 }],
         };
         assert!(check_b_series(&arm("aa".repeat(32)), &series, "x.json").is_ok());
         let other = check_b_series(&arm("cc".repeat(32)), &series, "x.json").unwrap_err();
         assert!(other.contains("not a patch file of 2026-12-04, commit 0123456"), "{other}");
         let unknown = ArmJson {
             patches: vec![],
-            series: vec![SeriesFileJson { name: "0009-z.patch".into(), sha256: "aa".repeat(32) }],
+            series: vec![SeriesFile { name: "0009-z.patch".into(), sha256: "aa".repeat(32) }],
         };
         assert!(check_b_series(&unknown, &series, "x.json").is_err());
     }

@@ -7,7 +7,7 @@ use crate::stats::{RatioSummary, SignTest};
 use mlx_build::digest;
 use op_plots::manifest::{self, RunEntry, MANIFEST};
 pub use op_plots::read_json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -19,6 +19,19 @@ pub const OPS_FOLDERS: &[&str] = op_plots::DEFAULT_FOLDERS;
 /// The tool of the op reports that name none.
 pub const OP_AB_PY: &str = "scripts/op_ab.py";
 pub const SERIES_FILE: &str = "reports/series.json";
+
+/// A patch file as reports name the series they ran: its name and sha256.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesFile {
+    pub name: String,
+    pub sha256: String,
+}
+
+impl From<&PatchFile> for SeriesFile {
+    fn from(p: &PatchFile) -> Self {
+        SeriesFile { name: p.name.clone(), sha256: p.sha256.clone() }
+    }
+}
 
 /// One patch file of a series.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -120,7 +133,7 @@ pub fn patch_subject(text: &str) -> Option<String> {
 }
 
 #[derive(Deserialize)]
-struct SeriesFile {
+struct SeriesJson {
     series: BTreeMap<String, SeriesAtCommit>,
     /// Patch id -> `prefill` or `decode` (and an `about`).
     end_to_end_phase: BTreeMap<String, String>,
@@ -141,7 +154,7 @@ pub struct Recorded {
 }
 
 pub fn recorded_series(root: &Path) -> Result<Recorded, String> {
-    let file: SeriesFile = read_json(&root.join(SERIES_FILE))?;
+    let file: SeriesJson = read_json(&root.join(SERIES_FILE))?;
     let series = file
         .series
         .into_iter()

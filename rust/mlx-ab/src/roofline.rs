@@ -7,7 +7,7 @@
 //! ops --dtypes`) is a row of its own, its dtype in the label and its bytes those of the dtype;
 //! its rate is still set against the bf16 limit.
 
-use crate::book_sources::{self, read_json, PatchFile};
+use crate::book_sources::{self, read_json, SeriesFile};
 use mlx_ab_protocol::ops::QUANTIZED_DTYPE;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
@@ -106,12 +106,6 @@ struct Roofline {
     points: Vec<RooflinePoint>,
 }
 
-#[derive(Serialize)]
-struct SeriesFile {
-    name: String,
-    sha256: String,
-}
-
 #[derive(Serialize, Clone, Copy)]
 struct Limits {
     tbps: f64,
@@ -175,7 +169,7 @@ pub fn main(
         let relative = file.strip_prefix(root).unwrap_or(file);
         let (entry, series) = book_sources::entry_of(root, relative)?;
         let roofline = out.get_or_insert_with(|| Roofline {
-            series: series.patches.iter().map(series_file).collect(),
+            series: series.patches.iter().map(SeriesFile::from).collect(),
             commit: entry.commit.clone(),
             machine: entry.machine.clone(),
             sources: Vec::new(),
@@ -253,10 +247,6 @@ pub fn main(
             .map_err(|e| format!("writing {}: {e}", path.display()))?;
     }
     Ok(())
-}
-
-fn series_file(p: &PatchFile) -> SeriesFile {
-    SeriesFile { name: p.name.clone(), sha256: p.sha256.clone() }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! meta, the command and the digest of every file it names, each arm's patches as its build
 //! recorded them, and the run's provenance.
 
+use crate::book_sources::SeriesFile;
 use crate::ops_report::timing_cells;
 use crate::provenance::Provenance;
 use crate::stats::PairedTimes;
@@ -18,12 +19,6 @@ pub struct TimingResult {
     /// Seconds of each pair, in pair order.
     pub a: Vec<f64>,
     pub b: Vec<f64>,
-}
-
-#[derive(Debug, Serialize)]
-pub struct SeriesFile {
-    pub name: String,
-    pub sha256: String,
 }
 
 /// An arm's MLX as `mlx-build build` recorded it in the install: `PATCHES` (patch names) and
