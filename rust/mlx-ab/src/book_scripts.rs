@@ -3,7 +3,7 @@
 //! recorded at its build must be those of the commit the manifest names.
 
 use crate::book_render::{arm_b, group_heading, link, ratio, series_cell, series_groups};
-use crate::book_sources::{folder, read_json, Series, SeriesFile, Source, Sources};
+use crate::book_sources::{folder, no_op_fields, read_json, Series, SeriesFile, Source, Sources};
 use crate::stats::{RatioSummary, SignTest};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -93,10 +93,7 @@ pub fn read(root: &Path, series: &BTreeMap<String, Series>) -> Result<Vec<Script
     for f in SCRIPT_FOLDERS.iter().filter(|f| root.join(f).is_dir()) {
         for (file, entry, mut source) in folder(root, f, series)? {
             let json: ScriptJson = read_json(&file)?;
-            if entry.b.is_some() || entry.measures.is_some() || !entry.measures_by_prefix.is_empty()
-            {
-                return Err(format!("{}: `b` and `measures` are for op sweeps", source.path));
-            }
+            no_op_fields(&entry, &source.path)?;
             check_b_series(&json.meta.b, &source.series, &source.path)?;
             source.date = json.meta.provenance.date.chars().take(10).collect();
             let timings = json

@@ -452,6 +452,14 @@ pub(crate) fn folder(
     Ok(out)
 }
 
+/// An error when a manifest entry of a file that is no op sweep has an op sweep's fields.
+pub(crate) fn no_op_fields(entry: &RunEntry, path: &str) -> Result<(), String> {
+    if entry.b.is_some() || entry.measures.is_some() || !entry.measures_by_prefix.is_empty() {
+        return Err(format!("{path}: `b` and `measures` are for op sweeps"));
+    }
+    Ok(())
+}
+
 /// `all` or comma-separated ids, against the series the arm was built from.
 fn resolve_patches(list: &str, series: &Series, context: &str) -> Result<Vec<String>, String> {
     if list.trim() == "all" {
@@ -501,10 +509,7 @@ pub fn read(root: &Path) -> Result<Sources, String> {
                 resolve_patches(&patches.join(","), &source.series, &source.path)
                     .map_err(|e| format!("{e} (arm {arm}); is its commit right?"))?;
             }
-            if entry.b.is_some() || entry.measures.is_some() || !entry.measures_by_prefix.is_empty()
-            {
-                return Err(format!("{}: `b` and `measures` are for op sweeps", source.path));
-            }
+            no_op_fields(&entry, &source.path)?;
             e2e.push(E2eRun {
                 source,
                 device: json.arms.b.device,
