@@ -3,8 +3,10 @@
 //! recorded at its build must be those of the commit the manifest names.
 
 use crate::book_render::{arm_b, group_heading, link, ratio, series_cell, series_groups};
-use crate::book_sources::{folder, no_op_fields, read_json, Series, SeriesFile, Source, Sources};
-use crate::stats::{RatioSummary, SignTest};
+use crate::book_sources::{
+    folder, no_op_fields, read_json, PairedJson, Series, SeriesFile, Source, Sources,
+};
+use crate::stats::RatioSummary;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -59,13 +61,8 @@ struct ArmJson {
 #[derive(Deserialize)]
 struct TimingJson {
     name: String,
-    a_seconds: f64,
-    b_seconds: f64,
-    ratio: f64,
-    ci: [f64; 2],
-    b_faster: usize,
-    a_faster: usize,
-    p: f64,
+    #[serde(flatten)]
+    paired: PairedJson,
     a: Vec<f64>,
 }
 
@@ -100,20 +97,10 @@ pub fn read(root: &Path, series: &BTreeMap<String, Series>) -> Result<Vec<Script
                 .results
                 .into_iter()
                 .map(|t| ScriptTiming {
-                    ratio: RatioSummary {
-                        median: Some(t.ratio),
-                        ci95: Some(t.ci),
-                        sign_test: SignTest {
-                            greater: t.b_faster,
-                            less: t.a_faster,
-                            ties: t.a.len() - t.b_faster - t.a_faster,
-                            p_value: t.p,
-                        },
-                        samples: Vec::new(),
-                    },
+                    ratio: t.paired.summary(Vec::new(), t.a.len()),
+                    a_seconds: t.paired.a_seconds,
+                    b_seconds: t.paired.b_seconds,
                     name: t.name,
-                    a_seconds: t.a_seconds,
-                    b_seconds: t.b_seconds,
                 })
                 .collect();
             runs.push(ScriptRun {

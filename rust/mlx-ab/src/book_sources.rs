@@ -315,16 +315,40 @@ struct OpsMeta {
     tool: Option<String>,
 }
 
+/// The paired-times fields (`stats::PairedTimes`) of an op point or a script timing.
 #[derive(Deserialize)]
-struct OpJson {
-    args: String,
-    a_seconds: f64,
-    b_seconds: f64,
+pub(crate) struct PairedJson {
+    pub a_seconds: f64,
+    pub b_seconds: f64,
     ratio: f64,
     ci: [f64; 2],
     b_faster: usize,
     a_faster: usize,
     p: f64,
+}
+
+impl PairedJson {
+    /// The ratio's summary over `pairs` pairs, with these per-pair ratios.
+    pub fn summary(&self, samples: Vec<f64>, pairs: usize) -> RatioSummary {
+        RatioSummary {
+            samples,
+            median: Some(self.ratio),
+            ci95: Some(self.ci),
+            sign_test: SignTest {
+                greater: self.b_faster,
+                less: self.a_faster,
+                ties: pairs.saturating_sub(self.b_faster + self.a_faster),
+                p_value: self.p,
+            },
+        }
+    }
+}
+
+#[derive(Deserialize)]
+struct OpJson {
+    args: String,
+    #[serde(flatten)]
+    paired: PairedJson,
     identical: bool,
     times: Times,
 }
@@ -342,19 +366,9 @@ impl OpJson {
         OpPoint {
             args: self.args,
             measures,
-            a_seconds: self.a_seconds,
-            b_seconds: self.b_seconds,
-            ratio: RatioSummary {
-                samples,
-                median: Some(self.ratio),
-                ci95: Some(self.ci),
-                sign_test: SignTest {
-                    greater: self.b_faster,
-                    less: self.a_faster,
-                    ties: pairs.saturating_sub(self.b_faster + self.a_faster),
-                    p_value: self.p,
-                },
-            },
+            a_seconds: self.paired.a_seconds,
+            b_seconds: self.paired.b_seconds,
+            ratio: self.paired.summary(samples, pairs),
             identical: self.identical,
         }
     }

@@ -175,15 +175,8 @@ pub struct RunArgs {
     pub a: ArmA,
     #[command(flatten)]
     pub b: ArmB,
-    /// Write the full report (every sample) as JSON here.
-    #[arg(long)]
-    pub json: Option<PathBuf>,
-    /// Write the Markdown summary here (it is also printed on stdout).
-    #[arg(long)]
-    pub md: Option<PathBuf>,
-    /// Seed of the bootstrap resampling.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub bootstrap_seed: u64,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Args)]
@@ -255,15 +248,8 @@ pub struct OpsArgs {
         value_parser = clap::builder::PossibleValuesParser::new(mlx_ab_protocol::ops::DTYPES)
     )]
     pub dtypes: Vec<String>,
-    /// Write the report (every pair's times) as JSON here.
-    #[arg(long, value_name = "F")]
-    pub json: Option<PathBuf>,
-    /// Write the Markdown table here (it is also printed on stdout).
-    #[arg(long, value_name = "F")]
-    pub md: Option<PathBuf>,
-    /// Seed of the bootstrap resampling.
-    #[arg(long, default_value_t = 0x5eed)]
-    pub bootstrap_seed: u64,
+    #[command(flatten)]
+    pub report: ReportArgs,
 }
 
 #[derive(Args)]
@@ -288,8 +274,17 @@ pub struct ScriptArgs {
     /// MLX_PTX_CACHE_DIR of arm B's runs.
     #[arg(long, value_name = "DIR")]
     pub b_ptx_cache: Option<PathBuf>,
-    /// Write the report (every pair's times, the command's files' sha256, the arms' patches)
-    /// as JSON here.
+    #[command(flatten)]
+    pub report: ReportArgs,
+    /// The command, after `--`: e.g. `python3 gather_qmm_bench.py`.
+    #[arg(last = true, required = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+/// Where `run`, `ops` and `script` write their report, and their bootstrap's seed.
+#[derive(Args)]
+pub struct ReportArgs {
+    /// Write the report (every pair's or sample's values) as JSON here.
     #[arg(long, value_name = "F")]
     pub json: Option<PathBuf>,
     /// Write the Markdown table here (it is also printed on stdout).
@@ -298,9 +293,20 @@ pub struct ScriptArgs {
     /// Seed of the bootstrap resampling.
     #[arg(long, default_value_t = 0x5eed)]
     pub bootstrap_seed: u64,
-    /// The command, after `--`: e.g. `python3 gather_qmm_bench.py`.
-    #[arg(last = true, required = true, value_name = "COMMAND")]
-    pub command: Vec<String>,
+}
+
+impl ReportArgs {
+    /// Writes `report` as JSON and `md` where asked.
+    pub fn write(&self, report: &impl serde::Serialize, md: &str) -> Result<(), String> {
+        if let Some(path) = &self.json {
+            let text = serde_json::to_string_pretty(report).map_err(|e| e.to_string())?;
+            std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        if let Some(path) = &self.md {
+            std::fs::write(path, md).map_err(|e| format!("{}: {e}", path.display()))?;
+        }
+        Ok(())
+    }
 }
 
 /// Arm A: the baseline.

@@ -221,8 +221,14 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         || began.elapsed().as_secs_f64(),
         |point| {
             let start = Instant::now();
-            let r =
-                measure(point, &mut workers, fresh, args.pairs, args.reps, args.bootstrap_seed)?;
+            let r = measure(
+                point,
+                &mut workers,
+                fresh,
+                args.pairs,
+                args.reps,
+                args.report.bootstrap_seed,
+            )?;
             println!("{}", ops_report::progress_line(&r, start.elapsed().as_secs_f64()));
             Ok(r)
         },
@@ -261,21 +267,14 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         stopped_by: outcome.stopped_by.clone(),
         tool: TOOL,
         bootstrap_resamples: BOOTSTRAP_ITERATIONS,
-        bootstrap_seed: args.bootstrap_seed,
+        bootstrap_seed: args.report.bootstrap_seed,
         quantiles: "Hyndman-Fan type 7",
         order: schedule::order_string(args.pairs),
         fresh_workers: args.fresh_workers,
     };
     let md = ops_report::markdown(&outcome.results, &meta);
     println!("{md}");
-    if let Some(path) = &args.json {
-        let report = Report { meta: &meta, results: &outcome.results };
-        let text = serde_json::to_string_pretty(&report).map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    if let Some(path) = &args.md {
-        std::fs::write(path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+    args.report.write(&Report { meta: &meta, results: &outcome.results }, &md)?;
     Ok(if !outcome.results.iter().all(|r| r.identical) {
         ExitCode::from(1)
     } else if outcome.stopped_by.is_some() {

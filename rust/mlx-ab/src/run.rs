@@ -34,7 +34,7 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         args.b.extra_patch.clone(),
     )?;
     // Report paths and prebuilt layouts are checked before anything is built or written.
-    for path in [&args.json, &args.md].into_iter().flatten() {
+    for path in [&args.report.json, &args.report.md].into_iter().flatten() {
         run_report::check_writable(path)?;
     }
     let prebuilt_a =
@@ -84,7 +84,11 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
     let backend = Backend::of(ready_a.device, ready_a.info.gpu.as_ref());
     let determinism = Determinism::new(args.deterministic, Some(backend));
     let report = run_report::summarize(
-        &Settings { pairs: args.pairs, warmup: args.warmup, bootstrap_seed: args.bootstrap_seed },
+        &Settings {
+            pairs: args.pairs,
+            warmup: args.warmup,
+            bootstrap_seed: args.report.bootstrap_seed,
+        },
         tally,
         workload,
         [
@@ -102,7 +106,8 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         warnings,
         provenance::collect(cache_dir::workspace().ok().as_deref(), determinism),
     )?;
-    let markdown = run_report::write(&report, args.json.as_deref(), args.md.as_deref())?;
+    let markdown =
+        run_report::write(&report, args.report.json.as_deref(), args.report.md.as_deref())?;
     print!("{markdown}");
     Ok(ExitCode::from(report.exit_status))
 }

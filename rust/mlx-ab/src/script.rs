@@ -169,7 +169,7 @@ pub fn main(args: ScriptArgs) -> Result<ExitCode, String> {
         .into_iter()
         .zip(times)
         .map(|(name, [a, b])| TimingResult {
-            timing: stats::paired_times(&a, &b, args.bootstrap_seed),
+            timing: stats::paired_times(&a, &b, args.report.bootstrap_seed),
             name,
             a,
             b,
@@ -187,21 +187,14 @@ pub fn main(args: ScriptArgs) -> Result<ExitCode, String> {
         warmup_rounds: args.warmup_rounds,
         order: schedule::order_string(args.pairs),
         bootstrap_resamples: BOOTSTRAP_ITERATIONS,
-        bootstrap_seed: args.bootstrap_seed,
+        bootstrap_seed: args.report.bootstrap_seed,
         quantiles: "Hyndman-Fan type 7",
         seconds: began.elapsed().as_secs_f64(),
         provenance,
     };
     let md = crate::script_report::markdown(&results, &meta);
     println!("{md}");
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&Report { meta: &meta, results: &results })
-            .map_err(|e| e.to_string())?;
-        std::fs::write(path, text + "\n").map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    if let Some(path) = &args.md {
-        std::fs::write(path, &md).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
+    args.report.write(&Report { meta: &meta, results: &results }, &md)?;
     Ok(ExitCode::SUCCESS)
 }
 
