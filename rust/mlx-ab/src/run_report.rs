@@ -64,7 +64,7 @@ pub fn write(
 }
 
 /// Writes every file or none: each to a temporary sibling, renamed once all are written.
-fn write_all_or_none(files: &[(&Path, &[u8])]) -> Result<(), String> {
+pub(crate) fn write_all_or_none(files: &[(&Path, &[u8])]) -> Result<(), String> {
     let temp = |path: &Path| {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         path.with_file_name(format!(".{name}.mlx-ab-{}.tmp", std::process::id()))
