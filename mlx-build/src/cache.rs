@@ -91,12 +91,6 @@ impl Cache {
         publish_once(&self.source_dir(digest), fill)
     }
 
-    /// The pristine source tree with this digest, if a build has staged it.
-    pub fn staged_source(&self, digest: &str) -> Option<PathBuf> {
-        let dir = self.source_dir(digest);
-        dir.join(COMPLETE_MARKER).exists().then_some(dir)
-    }
-
     fn source_dir(&self, digest: &str) -> PathBuf {
         self.root.join("sources").join(&digest[..24.min(digest.len())])
     }

@@ -22,8 +22,8 @@
 //!     mlx-build ids LIST                     patch ids, series order (an unknown id is an error)
 //!     mlx-build env                          every environment variable the project reads, as the
 //!                                            Markdown table README.md holds
-//!     mlx-build pristine-source              the pinned MLX source in the build cache (staged by
-//!                                            any build of mlx-sys without MLX_SRC_DIR)
+//!     mlx-build pristine-source              the pinned MLX source in the build cache, staged
+//!                                            there first if no build has done it yet
 
 use mlx_build::builder::Build;
 use mlx_build::cache::Cache;
@@ -61,19 +61,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             Ok(vec![mlx_build::env_vars::markdown().trim_end().to_string()])
         }
         Some((cmd, [])) if cmd == "pristine-source" => {
-            let file =
-                Path::new(env!("CARGO_MANIFEST_DIR")).join("../mlx-sys/pristine/SOURCE_DIGEST");
-            let digest = std::fs::read_to_string(&file)
-                .map_err(|e| format!("reading {}: {e}", file.display()))?;
-            let cache = Cache::open()?;
-            let dir = cache.staged_source(digest.trim()).ok_or_else(|| {
-                format!(
-                    "the pinned MLX source is not in the build cache {} yet: build mlx-sys once \
-                     (cargo build -p mlx-sys)",
-                    cache.root().display()
-                )
-            })?;
-            Ok(vec![dir.display().to_string()])
+            let source = source::locate(None, &Cache::open()?)?;
+            Ok(vec![source.dir.display().to_string()])
         }
         Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
         Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
