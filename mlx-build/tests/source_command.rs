@@ -36,3 +36,20 @@ fn source_applies_the_asked_patches_only() {
     assert_eq!(out.status.code(), Some(2));
     assert!(!unknown.exists());
 }
+
+#[test]
+fn pristine_source_stages_the_pinned_source_in_an_empty_cache() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_mlx-build"))
+        .arg("pristine-source")
+        .env("MLX_BUILD_CACHE", cache.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = std::path::PathBuf::from(String::from_utf8_lossy(&out.stdout).trim());
+    assert!(dir.starts_with(cache.path()), "{} is not in the cache", dir.display());
+    let version = read(&dir, "mlx/version.h");
+    for part in ["MLX_VERSION_MAJOR 0", "MLX_VERSION_MINOR 32", "MLX_VERSION_PATCH 4"] {
+        assert!(version.contains(part), "mlx/version.h lacks {part}");
+    }
+}
