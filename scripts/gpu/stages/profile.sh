@@ -42,17 +42,25 @@ op_bench_under() {
 # [16,4,64,256: one K tile, where stock's mainloop reads past K and 0004 bounds it], in op-bench
 # under compute-sanitizer's memcheck, each kernel launched on its own (no CUDA graphs, blocking
 # launches) so that a report names its kernel: memcheck-ARM-POINT.txt. An experiment arm:
-# MEMCHECK_ARMS=sm90grp MEMCHECK_POINTS=16,128,2048,768.
+# MEMCHECK_ARMS=sm90grp MEMCHECK_POINTS=16,128,2048,768. MEMCHECK_VARIANTS="VAR=VALUE ...":
+# each point runs once per assignment, in its environment (an experiment's diagnostic
+# switch): memcheck-ARM-POINT-VALUE.txt.
 run_memcheck() {
-  local cs=$1 arm point r e k n
+  local cs=$1 arm point r e k n variant log
+  local variants=(${MEMCHECK_VARIANTS:-})
+  ((${#variants[@]})) || variants=("")
   for arm in ${MEMCHECK_ARMS:-stock patched}; do
     for point in ${MEMCHECK_POINTS:-16,4,64,256}; do
       IFS=, read -r r e k n <<< "$point"
-      time_for "memcheck $arm $point" 120 || return 3
-      gather_qmm_request "$r" "$e" "$k" "$n" |
-        MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 op_bench_under "$arm" "$cs" --tool memcheck \
-        > "$LOGS/memcheck-$arm-$point.txt" 2>&1
-      say "memcheck $arm $point: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/memcheck-$arm-$point.txt")"
+      for variant in "${variants[@]}"; do
+        log=memcheck-$arm-$point${variant:+-${variant#*=}}
+        time_for "$log" 120 || return 3
+        gather_qmm_request "$r" "$e" "$k" "$n" | (
+          [[ -z $variant ]] || export "$variant"
+          MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 op_bench_under "$arm" "$cs" --tool memcheck
+        ) > "$LOGS/$log.txt" 2>&1
+        say "$log: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/$log.txt")"
+      done
     done
   done
 }
