@@ -298,13 +298,12 @@ pub struct ReportArgs {
 impl ReportArgs {
     /// Writes `report` as JSON and `md` where asked, both or neither (as `run`'s report).
     pub fn write(&self, report: &impl serde::Serialize, md: &str) -> Result<(), String> {
-        let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
-        let files: Vec<(&std::path::Path, &[u8])> =
-            [(self.json.as_deref(), json.as_bytes()), (self.md.as_deref(), md.as_bytes())]
-                .into_iter()
-                .filter_map(|(path, text)| path.map(|p| (p, text)))
-                .collect();
-        crate::run_report::write_all_or_none(&files)
+        crate::run_report::write_json_and_markdown(
+            report,
+            self.json.as_deref(),
+            self.md.as_deref(),
+            md,
+        )
     }
 }
 

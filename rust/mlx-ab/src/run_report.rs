@@ -53,18 +53,29 @@ pub fn write(
     md_path: Option<&Path>,
 ) -> Result<String, String> {
     let markdown = markdown::render(report);
+    write_json_and_markdown(report, json_path, md_path, &markdown)?;
+    Ok(markdown)
+}
+
+/// Writes `report` as JSON and `markdown` where a path is given (either may be absent), all
+/// or none: the report of every mlx-ab command.
+pub(crate) fn write_json_and_markdown(
+    report: &impl serde::Serialize,
+    json_path: Option<&Path>,
+    md_path: Option<&Path>,
+    markdown: &str,
+) -> Result<(), String> {
     let json = serde_json::to_string_pretty(report).map_err(|e| e.to_string())? + "\n";
     let reports: Vec<(&Path, &[u8])> =
         [(json_path, json.as_bytes()), (md_path, markdown.as_bytes())]
             .into_iter()
             .filter_map(|(path, text)| path.map(|p| (p, text)))
             .collect();
-    write_all_or_none(&reports)?;
-    Ok(markdown)
+    write_all_or_none(&reports)
 }
 
 /// Writes every file or none: each to a temporary sibling, renamed once all are written.
-pub(crate) fn write_all_or_none(files: &[(&Path, &[u8])]) -> Result<(), String> {
+fn write_all_or_none(files: &[(&Path, &[u8])]) -> Result<(), String> {
     let temp = |path: &Path| {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         path.with_file_name(format!(".{name}.mlx-ab-{}.tmp", std::process::id()))
