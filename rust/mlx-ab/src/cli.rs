@@ -216,6 +216,14 @@ pub struct OpsArgs {
     /// MLX_PTX_CACHE_DIR of arm B's worker.
     #[arg(long, value_name = "DIR")]
     pub b_ptx_cache: Option<PathBuf>,
+    /// An environment variable for arm A's workers alone (repeatable). With `--a` and `--b` one
+    /// build, this times a run-time switch (an experiment's) against the build's default, where
+    /// nothing else differs; the report names it.
+    #[arg(long = "a-env", value_name = "KEY=VALUE", value_parser = crate::ops_worker::parse_env_assignment)]
+    pub a_env: Vec<(String, String)>,
+    /// An environment variable for arm B's workers alone (repeatable).
+    #[arg(long = "b-env", value_name = "KEY=VALUE", value_parser = crate::ops_worker::parse_env_assignment)]
+    pub b_env: Vec<(String, String)>,
     /// Seconds after which no new point starts (0: no limit); the report says how many ran.
     #[arg(long, value_name = "S")]
     pub budget: Option<f64>,

@@ -12,7 +12,7 @@ use crate::cli::OpsArgs;
 use crate::ops_points::{self, Point, SweepOptions};
 use crate::ops_precompile;
 use crate::ops_report::{self, Meta, PointResult, Report, Times, TOOL};
-use crate::ops_worker::{Halt, OpWorker};
+use crate::ops_worker::{ArmSetup, Halt, OpWorker};
 use crate::schedule::{self, Arm, Step};
 use crate::stats::{self, BOOTSTRAP_ITERATIONS};
 use mlx_ab_protocol::ops::OpRequest;
@@ -162,6 +162,11 @@ fn measure(
     })
 }
 
+/// `KEY=VALUE` strings of an arm's own environment, for the report.
+fn env_strings(env: &[(String, String)]) -> Vec<String> {
+    env.iter().map(|(key, value)| format!("{key}={value}")).collect()
+}
+
 pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
     // Options left out take the sweep's defaults (one list of them, in ops_points).
     let or =
@@ -185,9 +190,11 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         only: args.only.clone(),
     };
     let points = ops_points::points(&options);
+    let arm_a = ArmSetup { dir: &args.a, ptx_cache: args.a_ptx_cache.as_deref(), env: &args.a_env };
+    let arm_b = ArmSetup { dir: &args.b, ptx_cache: args.b_ptx_cache.as_deref(), env: &args.b_env };
     let start = || -> Result<[OpWorker; 2], String> {
-        let a = OpWorker::start("a", &args.a, args.a_ptx_cache.as_deref())?;
-        match OpWorker::start("b", &args.b, args.b_ptx_cache.as_deref()) {
+        let a = OpWorker::start("a", arm_a)?;
+        match OpWorker::start("b", arm_b) {
             Ok(b) => Ok([a, b]),
             Err(e) => {
                 a.close(true);
@@ -200,10 +207,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
     // Before the timed workers start: they then find the compiled kernels from their first point.
     if args.precompile > 0 {
         let warmups: Vec<_> = points.iter().map(|p| (p.label(), time_request(p, 1))).collect();
-        let arms = [
-            ("a", args.a.as_path(), args.a_ptx_cache.as_deref()),
-            ("b", args.b.as_path(), args.b_ptx_cache.as_deref()),
-        ];
+        let arms = [("a", arm_a), ("b", arm_b)];
         let stop = &stop_requested as &(dyn Fn() -> Option<String> + Sync);
         ops_precompile::precompile(&warmups, &arms, args.precompile, stop)?;
         println!(
@@ -256,6 +260,8 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
     let meta = Meta {
         a: args.a.display().to_string(),
         b: args.b.display().to_string(),
+        a_env: env_strings(&args.a_env),
+        b_env: env_strings(&args.b_env),
         pairs: args.pairs,
         reps: args.reps,
         points_planned: points.len(),

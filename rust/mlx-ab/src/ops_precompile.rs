@@ -12,19 +12,15 @@
 //! done the files are whole (each writer wrote the same bytes from the start), and the timed
 //! workers, started only then, read only those.
 
-use crate::ops_worker::{Halt, OpWorker};
+use crate::ops_worker::{ArmSetup, Halt, OpWorker};
 use mlx_ab_protocol::ops::OpRequest;
-use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
-
-/// One arm as the workers start it: its installed layout and PTX cache.
-pub type ArmDirs<'a> = (&'a str, &'a Path, Option<&'a Path>);
 
 /// Sends every request of `warmups` once per arm, spread over `lanes` workers per arm. Stops
 /// taking requests once `stop` says so. Err: a worker could not be started.
 pub fn precompile(
     warmups: &[(String, OpRequest)],
-    arms: &[ArmDirs],
+    arms: &[(&str, ArmSetup)],
     lanes: usize,
     stop: &(dyn Fn() -> Option<String> + Sync),
 ) -> Result<(), String> {
@@ -32,11 +28,11 @@ pub fn precompile(
     let counters: Vec<AtomicUsize> = arms.iter().map(|_| AtomicUsize::new(0)).collect();
     std::thread::scope(|scope| {
         let mut handles = Vec::new();
-        for (&(name, dir, ptx), next) in arms.iter().zip(&counters) {
+        for (&(name, arm), next) in arms.iter().zip(&counters) {
             for lane in 0..lanes {
                 let label = format!("{name}-precompile{lane}");
                 handles.push(scope.spawn(move || -> Result<(), String> {
-                    let start = || OpWorker::start(&label, dir, ptx);
+                    let start = || OpWorker::start(&label, arm);
                     let mut worker = start()?;
                     while stop().is_none() {
                         let i = next.fetch_add(1, Ordering::SeqCst);

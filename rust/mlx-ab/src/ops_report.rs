@@ -44,6 +44,11 @@ pub struct PointResult {
 pub struct Meta {
     pub a: String,
     pub b: String,
+    /// Environment variables set for one arm's workers alone, `KEY=VALUE`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub a_env: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub b_env: Vec<String>,
     pub pairs: usize,
     pub reps: usize,
     pub points_planned: usize,
@@ -105,19 +110,30 @@ pub fn progress_line(r: &PointResult, seconds: f64) -> String {
     )
 }
 
+/// ` with `K=V`, `K2=V2``: an arm's own environment, or nothing.
+fn with_env(env: &[String]) -> String {
+    if env.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = env.iter().map(|e| format!("`{e}`")).collect();
+    format!(" with {}", list.join(", "))
+}
+
 pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
     let stopped =
         meta.stopped_by.as_ref().map(|s| format!(" (stopped by {s})")).unwrap_or_default();
     let mut lines = vec![
         format!(
-            "A: `{}`  B: `{}`  pairs: {}{}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
+            "A: `{}`{}  B: `{}`{}  pairs: {}{}, reps per request: {}, points: {} of {}{stopped}. Ratio = \
              A time / B time (above 1: B faster), median of pairs [95% bootstrap] and its exact interval \
              (order statistics, coverage in parentheses: distribution-free, where a bootstrap of \
              few pairs is too narrow); identical: \
              output bits equal in every reply of both arms; graph points: ms per node. \
              Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).",
             meta.a,
+            with_env(&meta.a_env),
             meta.b,
+            with_env(&meta.b_env),
             meta.pairs,
             if meta.fresh_workers { " (each in worker processes of its own)" } else { "" },
             meta.reps,

@@ -21,6 +21,23 @@ pub enum Halt {
     Failed(String),
 }
 
+/// How one arm's workers start: its installed layout, its PTX cache if any, and the
+/// environment variables set for it alone (`--a-env` / `--b-env`).
+#[derive(Clone, Copy)]
+pub struct ArmSetup<'a> {
+    pub dir: &'a Path,
+    pub ptx_cache: Option<&'a Path>,
+    pub env: &'a [(String, String)],
+}
+
+/// `KEY=VALUE`, as `--a-env` / `--b-env` take it: a nonempty name without `=`, any value.
+pub fn parse_env_assignment(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((key, value)) if !key.is_empty() => Ok((key.into(), value.into())),
+        _ => Err(format!("{text:?}: expected KEY=VALUE")),
+    }
+}
+
 /// A reply line: the timing, or the worker's error message.
 pub fn parse_reply(line: &str) -> Result<Timing, String> {
     match serde_json::from_str::<OpReply>(line) {
@@ -40,9 +57,9 @@ pub struct OpWorker {
 
 impl OpWorker {
     /// Starts ARM/bin/op-bench with ARM/lib first on the library path and, if given, its own
-    /// PTX cache.
-    pub fn start(name: &str, arm: &Path, ptx_cache: Option<&Path>) -> Result<OpWorker, String> {
-        let exe = arm.join("bin").join("op-bench");
+    /// PTX cache and environment variables.
+    pub fn start(name: &str, arm: ArmSetup) -> Result<OpWorker, String> {
+        let exe = arm.dir.join("bin").join("op-bench");
         let executable =
             exe.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
         if !executable {
@@ -51,16 +68,17 @@ impl OpWorker {
                 exe.display()
             ));
         }
-        let mut library_path = OsString::from(arm.join("lib"));
+        let mut library_path = OsString::from(arm.dir.join("lib"));
         if let Some(old) = std::env::var_os("LD_LIBRARY_PATH").filter(|v| !v.is_empty()) {
             library_path.push(":");
             library_path.push(old);
         }
         let mut command = Command::new(&exe);
         command.env("LD_LIBRARY_PATH", library_path).stdin(Stdio::piped()).stdout(Stdio::piped());
-        if let Some(dir) = ptx_cache {
+        if let Some(dir) = arm.ptx_cache {
             command.env("MLX_PTX_CACHE_DIR", dir);
         }
+        command.envs(arm.env.iter().map(|(key, value)| (key, value)));
         let mut child = command
             .spawn()
             .map_err(|e| format!("starting worker {name} ({}): {e}", exe.display()))?;

@@ -19,6 +19,8 @@ struct Fake<'a> {
     reply: &'a str,
     /// Each request is appended here as `NAME PID REQUEST` before the reply.
     log: Option<&'a Path>,
+    /// Log the value of this environment variable (or `unset`) in place of NAME.
+    log_env: Option<&'a str>,
     /// After this many replies the worker hangs (a slow op).
     hang_after: Option<usize>,
     /// Seconds to sleep before each reply.
@@ -37,7 +39,7 @@ fn error(message: &str) -> String {
 }
 
 fn fake(reply: &str) -> Fake<'_> {
-    Fake { reply, log: None, hang_after: None, delay: None }
+    Fake { reply, log: None, log_env: None, hang_after: None, delay: None }
 }
 
 /// Writes ROOT/NAME/{bin/op-bench, lib} and returns ROOT/NAME.
@@ -49,7 +51,8 @@ fn arm(root: &Path, name: &str, f: &Fake) -> PathBuf {
     script
         .push_str("  case \"$line\" in *'\"request\":\"quit\"'*) exit 0 ;; esac\n  n=$((n + 1))\n");
     if let Some(log) = f.log {
-        script.push_str(&format!("  echo \"{name} $$ $line\" >> '{}'\n", log.display()));
+        let tag = f.log_env.map_or(name.to_string(), |var| format!("${{{var}:-unset}}"));
+        script.push_str(&format!("  echo \"{tag} $$ $line\" >> '{}'\n", log.display()));
     }
     if let Some(n) = f.hang_after {
         // exec: the driver's kill reaches the sleep itself, which holds no pipe of the test.
@@ -386,4 +389,37 @@ fn precompile_sends_each_warm_up_once_per_arm_before_the_timed_run() {
     );
     assert!(stderr.contains("out of memory"), "{stderr}");
     assert!(report.is_none());
+}
+
+/// `--a-env` / `--b-env`: one build as both arms, a variable set for arm B's workers alone (the
+/// precompile workers' too), named in both reports; a malformed assignment is refused.
+#[test]
+fn an_arm_s_environment_reaches_its_workers_alone_and_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    let log = d.path().join("requests");
+    let reply = timed(1.0e-3, 100, SAME);
+    let same = arm(
+        d.path(),
+        "same",
+        &Fake { log: Some(&log), log_env: Some("ARM_SWITCH"), ..fake(&reply) },
+    );
+    let json = d.path().join("r.json");
+    let args = ["--sweep", "sdpa", "--only", "q=2048", "--pairs", "2", "--precompile", "1"];
+    let out = ops(&same, &same, &args, &json).args(["--b-env", "ARM_SWITCH=on"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines = requests(&text);
+    let count = |tag: &str| lines.iter().filter(|l| l.0 == tag).count();
+    // Per arm: a precompile warm-up, the timed worker's warm-up, two timed requests.
+    assert_eq!((count("unset"), count("on")), (4, 4), "{text}");
+    let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    assert_eq!(report["meta"]["b_env"], serde_json::json!(["ARM_SWITCH=on"]));
+    assert!(report["meta"].get("a_env").is_none(), "{report}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("/same`  B: `"), "{stdout}");
+    assert!(stdout.contains("/same` with `ARM_SWITCH=on`  pairs"), "{stdout}");
+
+    let out = ops(&same, &same, &args, &json).args(["--a-env", "=on"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("expected KEY=VALUE"));
 }

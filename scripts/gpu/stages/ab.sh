@@ -3,22 +3,26 @@
 #   ab    mlx-ab run (a model) against $AB_B [patched], $AB_ARGS added: ab-gpu[-ARM].{json,md}
 #   ops   mlx-ab ops (single ops), $OPS_A [stock] against $OPS_B [patched], $OPS_ARGS added
 #         (without --budget: the stage passes the call's time left; with --precompile
-#         $OPS_PRECOMPILE [half the cores per arm] on CUDA): ops-gpu[-A-vs][-B].{json,md}; an A
-#         other than stock measures an experiment against the series it is built on
+#         $OPS_PRECOMPILE [half the cores per arm] on CUDA): ops-gpu[-A-vs][-B][-env].{json,md}; an
+#         A other than stock measures an experiment against the series it is built on;
+#         $OPS_A_ENV / $OPS_B_ENV ("KEY=VALUE ..."): variables for one arm's workers alone, so
+#         OPS_A=B OPS_B=B OPS_B_ENV=... times an experiment's run-time switch within one build
 #   script  mlx-ab script: patches/prs/benchmarks/$SCRIPT.py [gather_qmm_sorted_bench] with
 #         $SCRIPT_ARGS [--device gpu] under MLX's Python package (.gpu/wheels), against
 #         $SCRIPT_B [patched], $SCRIPT_PAIRS [6] pairs: script-gpu-$SCRIPT[-ARM].{json,md}
 
 run_ops() {
-  local a=${OPS_A:-stock} b=${OPS_B:-patched} name
-  name=ops-gpu$([[ $a == stock ]] || echo "-$a-vs")$(suffix "$b")
+  local a=${OPS_A:-stock} b=${OPS_B:-patched} name env=() e
+  for e in ${OPS_A_ENV:-}; do env+=(--a-env "$e"); done
+  for e in ${OPS_B_ENV:-}; do env+=(--b-env "$e"); done
+  name=ops-gpu$([[ $a == stock ]] || echo "-$a-vs")$(suffix "$b")$( ((${#env[@]})) && echo -env)
   # --budget is checked between points, and a point's warm-up can compile kernels for a minute
   # or more: the timeout's SIGTERM ends mlx-ab there with the points finished (2026-12-03: a
   # point that started within the budget ran past the call's limit, and the call lost its logs).
   timeout $(($(left) - 15)) "$WORK/arms/stock/bin/mlx-ab" ops --a "$WORK/arms/$a" --b "$WORK/arms/$b" \
     --a-ptx-cache "$WORK/ptx/$a" --b-ptx-cache "$WORK/ptx/$b" --budget $(($(left) - 90)) \
     --precompile "$([[ $BACKEND == cuda ]] && echo "${OPS_PRECOMPILE:-$((JOBS / 2))}" || echo 0)" \
-    --json "$LOGS/$name.json" --md "$LOGS/$name.md" ${OPS_ARGS:-} 2>&1 | tail -n 100
+    "${env[@]}" --json "$LOGS/$name.json" --md "$LOGS/$name.md" ${OPS_ARGS:-} 2>&1 | tail -n 100
   return "${PIPESTATUS[0]}"
 }
 
