@@ -9,7 +9,16 @@ left() { echo $((START + BUDGET - $(date +%s))); }
 time_for() { (($(left) > ${2:-60})) || { say "$1: too little time left in this call; call again"; return 1; }; }
 
 # The report name of arm B: "" for patched, "-ARM" for any other.
-suffix() { [[ $1 == patched ]] || echo "-$1"; }
+suffix() { [[ $1 == patched ]] || printf -- '-%s' "$1"; }
+
+# What tells one ops run from another, in its stamp and its files: [-A-vs][-B][-env][-TAG]
+# (OPS_A stock and OPS_B patched leave theirs out; OPS_TAG names a run of other OPS_ARGS).
+ops_id() {
+  [[ ${OPS_A:-stock} == stock ]] || printf -- '-%s-vs' "$OPS_A"
+  suffix "${OPS_B:-patched}"
+  [[ -z ${OPS_A_ENV:-}${OPS_B_ENV:-} ]] || printf -- '-env'
+  [[ -z ${OPS_TAG:-} ]] || printf -- '-%s' "$OPS_TAG"
+}
 
 # The synthetic model of a preset, made once into $WORK/warm-models.
 make_model() {

@@ -3,10 +3,11 @@
 #   ab    mlx-ab run (a model) against $AB_B [patched], $AB_ARGS added: ab-gpu[-ARM].{json,md}
 #   ops   mlx-ab ops (single ops), $OPS_A [stock] against $OPS_B [patched], $OPS_ARGS added
 #         (without --budget: the stage passes the call's time left; with --precompile
-#         $OPS_PRECOMPILE [half the cores per arm] on CUDA): ops-gpu[-A-vs][-B][-env].{json,md}; an
-#         A other than stock measures an experiment against the series it is built on;
-#         $OPS_A_ENV / $OPS_B_ENV ("KEY=VALUE ..."): variables for one arm's workers alone, so
-#         OPS_A=B OPS_B=B OPS_B_ENV=... times an experiment's run-time switch within one build
+#         $OPS_PRECOMPILE [half the cores per arm] on CUDA): ops-gpu[-A-vs][-B][-env][-TAG].{json,md}
+#         (lib.sh's ops_id); an A other than stock measures an experiment against the series it
+#         is built on; $OPS_A_ENV / $OPS_B_ENV ("KEY=VALUE ..."): variables for one arm's workers
+#         alone, so OPS_A=B OPS_B=B OPS_B_ENV=... times an experiment's run-time switch within
+#         one build; $OPS_TAG: a name for a further run of the same arms with other $OPS_ARGS
 #   script  mlx-ab script: patches/prs/benchmarks/$SCRIPT.py [gather_qmm_sorted_bench] with
 #         $SCRIPT_ARGS [--device gpu] under MLX's Python package (.gpu/wheels), against
 #         $SCRIPT_B [patched], $SCRIPT_PAIRS [6] pairs: script-gpu-$SCRIPT[-ARM].{json,md}
@@ -15,7 +16,7 @@ run_ops() {
   local a=${OPS_A:-stock} b=${OPS_B:-patched} name env=() e
   for e in ${OPS_A_ENV:-}; do env+=(--a-env "$e"); done
   for e in ${OPS_B_ENV:-}; do env+=(--b-env "$e"); done
-  name=ops-gpu$([[ $a == stock ]] || echo "-$a-vs")$(suffix "$b")$( ((${#env[@]})) && echo -env)
+  name=ops-gpu$(ops_id)
   # --budget is checked between points, and a point's warm-up can compile kernels for a minute
   # or more: the timeout's SIGTERM ends mlx-ab there with the points finished (2026-12-03: a
   # point that started within the budget ran past the call's limit, and the call lost its logs).
