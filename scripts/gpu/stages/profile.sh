@@ -59,7 +59,8 @@ run_memcheck() {
           [[ -z $variant ]] || export "$variant"
           MLX_USE_CUDA_GRAPHS=0 CUDA_LAUNCH_BLOCKING=1 op_bench_under "$arm" "$cs" --tool memcheck
         ) > "$LOGS/$log.txt" 2>&1
-        say "$log: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/$log.txt")"
+        # A request that fails before any kernel runs leaves memcheck nothing to find: say so.
+        say "$log: exit $?; $(grep -E 'ERROR SUMMARY' "$LOGS/$log.txt")$(grep -o '"reply":"error","message":"[^"]*"' "$LOGS/$log.txt" | sed 's/^/; THE REQUEST FAILED: /')"
       done
     done
   done
