@@ -20,8 +20,12 @@ run_ops() {
   # --budget is checked between points, and a point's warm-up can compile kernels for a minute
   # or more: the timeout's SIGTERM ends mlx-ab there with the points finished (2026-12-03: a
   # point that started within the budget ran past the call's limit, and the call lost its logs).
-  timeout $(($(left) - 15)) "$WORK/arms/stock/bin/mlx-ab" ops --a "$WORK/arms/$a" --b "$WORK/arms/$b" \
-    --a-ptx-cache "$WORK/ptx/$a" --b-ptx-cache "$WORK/ptx/$b" --budget $(($(left) - 90)) \
+  # The driver links no MLX (every arm's is the same); arm A's is there whichever arms were
+  # built. One build against itself (a run-time switch) gets two JIT caches: the arms'
+  # precompile workers would write the same files at once.
+  timeout $(($(left) - 15)) "$WORK/arms/$a/bin/mlx-ab" ops --a "$WORK/arms/$a" --b "$WORK/arms/$b" \
+    --a-ptx-cache "$WORK/ptx/$a" --b-ptx-cache "$WORK/ptx/$b$([[ $a == "$b" ]] && echo -b)" \
+    --budget $(($(left) - 90)) \
     --precompile "$([[ $BACKEND == cuda ]] && echo "${OPS_PRECOMPILE:-$((JOBS / 2))}" || echo 0)" \
     "${env[@]}" --json "$LOGS/$name.json" --md "$LOGS/$name.md" ${OPS_ARGS:-} 2>&1 | tail -n 100
   return "${PIPESTATUS[0]}"
