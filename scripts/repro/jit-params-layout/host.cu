@@ -1,4 +1,4 @@
-#include "mlx/backend/cuda/device/qmm_sm90.cuh"
+#include "mlx/backend/cuda/quantized/qmm/gather_qmm_sm90_kernel.cuh"
 #include <cstdio>
 #include "probe_types.h"
 int main() {
