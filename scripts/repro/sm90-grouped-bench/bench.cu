@@ -73,6 +73,9 @@ int main() {
 using mlx::core::GroupArrays;
 using Element = cutlass::bfloat16_t;
 
+// This file's own in each kernel's compilation.
+namespace {
+
 // Deterministic noise in [-1, 1) from an index and a seed.
 __device__ float noise(size_t i, uint32_t seed) {
   uint64_t h = (i + 1) * 0x9E3779B97F4A7C15ull ^ (uint64_t(seed) << 32);
@@ -131,6 +134,8 @@ T* device_array(size_t count) {
   CHECK(cudaMalloc(&p, count * sizeof(T)));
   return p;
 }
+
+} // namespace
 
 template <int TileN, bool Bias>
 Result bench(const Problem& shape) {
