@@ -181,18 +181,7 @@ Result bench(const Problem& shape) {
   Arrays g;
   Arrays::carve(&g, arrays_memory, groups);
 
-  typename Gemm::CollectiveMainloop::Arguments mainloop{g.a, g.da, g.b, g.db};
-  mainloop.ptr_S = g.s;
-  mainloop.dS = g.ds;
-  mainloop.chunk_size = group_size;
-  if constexpr (!Bias) {
-    mainloop.ptr_Z = g.z;
-  }
-  typename Gemm::Arguments args{
-      cutlass::gemm::GemmUniversalMode::kGrouped,
-      {groups, g.problems, nullptr},
-      mainloop,
-      {{1.f, Bias ? 1.f : 0.f}, Bias ? g.c : nullptr, g.dc, g.d, g.dd}};
+  auto args = mlx::core::grouped_arguments<Gemm, Bias>(g, groups, group_size);
   size_t workspace_bytes = std::max<size_t>(Gemm::get_workspace_size(args), 1);
   auto* workspace = device_array<char>(workspace_bytes);
   auto params = Gemm::to_underlying_arguments(args, workspace);
