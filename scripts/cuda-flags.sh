@@ -4,6 +4,7 @@
 
 # cuda-check's cache (the build cache's, as mlx-build's): the toolkit, the dependencies.
 cuda_check_cache=${MLX_BUILD_CACHE:-${MLX_AB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mlx-ab}}/cuda-check
+cuda_check_toolkit=$cuda_check_cache/cuda-13.0.88
 
 # The archives (scripts/gpu/pack carries them in .gpu/deps) the CUDA sources include.
 cuda_deps=(cutlass cccl fmt nvtx3 json)

@@ -11,7 +11,7 @@ PROBE_TYPES(KERNEL)
 prog = ctypes.c_void_p()
 assert lib.nvrtcCreateProgram(ctypes.byref(prog), src.encode(), b"probe.cu", 0, None, None) == 0
 deps = os.environ['CUDA_CHECK_CACHE'] + '/deps'
-cuda = os.environ['CUDA_CHECK_CACHE'] + '/cuda-13.0.88/include'
+cuda = os.environ['CUDA_TOOLKIT'] + '/include'
 opts = [b"--device-as-default-execution-space", b"--gpu-architecture=compute_90a",
         f"--include-path={os.environ['MLX_SRC']}".encode(),
         f"--include-path={deps}/cutlass/include".encode(), f"--include-path={deps}/cccl/include".encode(),
