@@ -1,41 +1,35 @@
-// The grouped Hopper experiment's GEMM (scripts/repro/experiments/
+// The grouped Hopper experiment (scripts/repro/experiments/
 // gather-qmm-sm90-grouped.patch) alone, without an MLX build: its setup,
 // bias-term and GEMM kernels launched as its gather_qmm_sm90_launch launches
-// them, on random bfloat16 x 4-bit (groups of 64) weights of 128 experts with
-// the same rows each, checked against a float32 reference and timed. Built by
-// ./run, once per kernel (BENCH_TILE, BENCH_BIAS: true or false) and once for main
-// (BENCH_MAIN), so that nvcc compiles the kernels in parallel.
+// them, in both forms, against the series' kernel at these calls (0004's rhs
+// kernel at 0006's tile): 128 experts of bfloat16 x 4-bit weights (groups of
+// 64) at 128 and 256 rows each. Not in its calls' time: the N-major copy of
+// scales and biases the experiment makes first (12.6 MB each way here). Built
+// by ./run, once per kernel (BENCH_TILE, BENCH_BIAS: true or false) and once for
+// main (BENCH_MAIN), so that nvcc compiles the kernels in parallel.
 
 #include "common.cuh"
 
 template <int TileN, bool Bias>
-Result bench(const Problem& shape);
+Kernel sm90_grouped(const Problem& p, const Operands& o);
 
 #ifdef BENCH_MAIN
 
+#include "harness.cuh"
+
 int main() {
   // Qwen3-30B-A3B's expert projections: up (K 2048, N 768) and down.
-  const int sizes[][2] = {{2048, 768}, {768, 2048}};
-  std::printf("tile form rows_per_expert k n ms tflops max_error_over_rms verdict\n");
-  for (auto [k, n] : sizes) {
-    auto report = [&](int tile, const char* form, int rows, Result r) {
-      double flops = 2.0 * 128 * rows * double(k) * n;
-      std::printf(
-          "%d %s %d %d %d %.4f %.1f %.3g %s\n",
-          tile,
-          form,
-          rows,
-          k,
-          n,
-          r.ms,
-          flops / r.ms / 1e9,
-          r.max_error_over_rms,
-          verdict(r));
-    };
-    report(128, "affine", 128, bench<128, false>({128, 128, k, n}));
-    report(128, "scales-bias", 128, bench<128, true>({128, 128, k, n}));
-    report(256, "affine", 256, bench<256, false>({128, 256, k, n}));
-    report(256, "scales-bias", 256, bench<256, true>({128, 256, k, n}));
+  for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
+    compare(
+        {128, 128, k, n},
+        {{"series-rhs", series_rhs},
+         {"sm90-affine-tile128", sm90_grouped<128, false>},
+         {"sm90-scales-bias-tile128", sm90_grouped<128, true>}});
+    compare(
+        {128, 256, k, n},
+        {{"series-rhs", series_rhs},
+         {"sm90-affine-tile256", sm90_grouped<256, false>},
+         {"sm90-scales-bias-tile256", sm90_grouped<256, true>}});
   }
 }
 
@@ -43,50 +37,42 @@ int main() {
 
 #include "mlx/backend/cuda/quantized/qmm/gather_qmm_sm90.cuh"
 
-using mlx::core::GroupArrays;
-using Element = cutlass::bfloat16_t;
-
 template <int TileN, bool Bias>
-Result bench(const Problem& shape) {
+Kernel sm90_grouped(const Problem& p, const Operands& o) {
+  using Element = cutlass::bfloat16_t;
   using Gemm = mlx::core::cu::gather_qmm_sm90_kernel_t<
       Element,
       cutlass::uint4b_t,
       cute::Shape<cute::_128, cute::Int<TileN>, cute::_64>,
       Bias>;
-  int groups = shape.experts, k = shape.k, n = shape.n, bits = 4;
-  Operands o(shape);
-  int rows = o.rows;
+  int groups = p.experts, rows = p.rows(), k = p.k, n = p.n;
   auto* bias_term = Bias ? device_array<float>(size_t(rows) * n) : nullptr;
-
-  using Arrays = GroupArrays<Gemm>;
+  using Arrays = mlx::core::GroupArrays<Gemm>;
   char* arrays_memory =
       device_array<char>(Arrays::carve(nullptr, nullptr, groups));
   Arrays g;
   Arrays::carve(&g, arrays_memory, groups);
-
   auto args = mlx::core::grouped_arguments<Gemm, Bias>(g, groups, kGroupSize);
-  size_t workspace_bytes = std::max<size_t>(Gemm::get_workspace_size(args), 1);
-  auto* workspace = device_array<char>(workspace_bytes);
+  auto* workspace = device_array<char>(
+      std::max<size_t>(Gemm::get_workspace_size(args), 1));
   auto params = Gemm::to_underlying_arguments(args, workspace);
-  size_t smem_bytes = Gemm::SharedStorageSize;
+  size_t smem = Gemm::SharedStorageSize;
   auto kernel = cutlass::device_kernel<Gemm>;
   CHECK(cudaFuncSetAttribute(
-      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes));
+      kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 
-  // One call as MLX makes it: setup, bias term, GEMM. The experiment reads
-  // scales and biases N-major, as MLX's dense qmm_sm90 copies them.
-  auto call = [&]() {
+  // One call as MLX makes it: bias term, setup, GEMM, on N-major scales.
+  auto call = [=] {
     if constexpr (Bias) {
-      int k_groups = k / kGroupSize;
       mlx::core::gather_qmm_sm90_bias_term<Element>
           <<<dim3((rows + mlx::core::kBiasTermRows - 1) /
                       mlx::core::kBiasTermRows,
                   (n + 255) / 256),
              256,
-             mlx::core::kBiasTermRows * k_groups * sizeof(float)>>>(
-              o.indices,
-              reinterpret_cast<const Element*>(o.x),
-              reinterpret_cast<const Element*>(o.biases),
+             mlx::core::kBiasTermRows * (k / kGroupSize) * sizeof(float)>>>(
+              o.rhs,
+              static_cast<const Element*>(o.x),
+              static_cast<const Element*>(o.biases_n_major),
               bias_term,
               rows,
               n,
@@ -94,30 +80,33 @@ Result bench(const Problem& shape) {
               kGroupSize);
     }
     mlx::core::gather_qmm_sm90_groups<Gemm><<<(groups + 127) / 128, 128>>>(
-        o.indices,
+        o.rhs,
         rows,
         n,
         k,
-        bits,
+        4,
         kGroupSize,
         groups,
-        reinterpret_cast<const char*>(o.x),
+        static_cast<const char*>(o.x),
         reinterpret_cast<const char*>(o.w),
-        reinterpret_cast<const char*>(o.scales),
-        reinterpret_cast<const char*>(o.biases),
+        static_cast<const char*>(o.scales_n_major),
+        static_cast<const char*>(o.biases_n_major),
         reinterpret_cast<const char*>(bias_term),
-        reinterpret_cast<char*>(o.out),
+        static_cast<char*>(o.out),
         g);
-    kernel<<<Gemm::get_grid_shape(params), Gemm::get_block_shape(), smem_bytes>>>(
+    kernel<<<Gemm::get_grid_shape(params), Gemm::get_block_shape(), smem>>>(
         params);
   };
-  Result r = check_and_time(shape, o, true, call);
-  for (void* p : {(void*)bias_term, (void*)arrays_memory, (void*)workspace}) {
-    CHECK(cudaFree(p));
-  }
-  return r;
+  return {call, [=] {
+            for (void* q : {(void*)bias_term, (void*)arrays_memory,
+                            (void*)workspace}) {
+              CHECK(cudaFree(q));
+            }
+          }};
 }
 
-template Result bench<BENCH_TILE, BENCH_BIAS>(const Problem&);
+template Kernel sm90_grouped<BENCH_TILE, BENCH_BIAS>(
+    const Problem&,
+    const Operands&);
 
 #endif

@@ -1,0 +1,96 @@
+// The series' kernels at the benches' calls, launched as qmm_sm80.cu launches
+// them (grid, block, shared memory, arguments). MLX compiles them at run time
+// with NVRTC; here nvcc compiles the same source (device/qmm_sm80.cuh).
+
+#include "common.cuh"
+
+#include "mlx/backend/cuda/device/qmm_sm80.cuh"
+
+namespace {
+
+using Element = cutlass::bfloat16_t;
+using Quant = cutlass::uint4b_t;
+
+template <int TileM>
+using Tiler = cute::Shape<cute::Int<TileM>, cute::_128, cute::_64>;
+
+// qmm_sm80.cu's shared memory size for a tile.
+template <int TileM>
+size_t smem_bytes() {
+  auto [sA, sB, sC] = mlx::core::cu::make_smem_layouts(Tiler<TileM>{});
+  return std::max(
+      cute::cosize(sA) * sizeof(Element) + cute::cosize(sB) * 4 / 8,
+      cute::cosize(sC) * sizeof(Element));
+}
+
+template <typename F>
+void allow_smem(F kernel, size_t bytes) {
+  if (bytes > 48000) {
+    CHECK(cudaFuncSetAttribute(
+        kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)));
+  }
+}
+
+int threads() {
+  return int(cute::size(mlx::core::cu::make_tiled_mma()));
+}
+
+} // namespace
+
+// One row per matrix (m = 1, l = rows): qmm_sm80's tile of 16 rows.
+Kernel series_per_row(const Problem& p, const Operands& o) {
+  auto kernel =
+      mlx::core::cu::qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16>>;
+  size_t smem = smem_bytes<16>();
+  allow_smem(kernel, smem);
+  dim3 blocks(1, (p.n + 127) / 128, p.rows());
+  return {[=] {
+    kernel<<<blocks, threads(), smem>>>(
+        static_cast<const Element*>(o.x),
+        reinterpret_cast<const Quant*>(o.w),
+        static_cast<const Element*>(o.scales),
+        static_cast<const Element*>(o.biases),
+        o.lhs,
+        o.rhs,
+        static_cast<Element*>(o.out),
+        1,
+        p.n,
+        p.k,
+        p.rows(),
+        false);
+  }};
+}
+
+// All rows one matrix, experts found in the sorted rhs indices: 0004's
+// kernel, at the tile 0006 sizes from rows per expert (16 to 64).
+template <int TileM>
+Kernel rhs_at_tile(const Problem& p, const Operands& o) {
+  auto kernel = mlx::core::cu::
+      qmm_sm80_rhs_kernel<kGroupSize, Element, Quant, Element, Tiler<TileM>>;
+  size_t smem = smem_bytes<TileM>();
+  allow_smem(kernel, smem);
+  dim3 blocks((p.rows() + TileM - 1) / TileM, (p.n + 127) / 128, 1);
+  return {[=] {
+    kernel<<<blocks, threads(), smem>>>(
+        static_cast<const Element*>(o.x),
+        reinterpret_cast<const Quant*>(o.w),
+        static_cast<const Element*>(o.scales),
+        static_cast<const Element*>(o.biases),
+        o.rhs,
+        static_cast<Element*>(o.out),
+        p.rows(),
+        p.n,
+        p.k,
+        p.experts);
+  }};
+}
+
+Kernel series_rhs(const Problem& p, const Operands& o) {
+  if (p.rows_per_expert <= 16) {
+    return rhs_at_tile<16>(p, o);
+  }
+  if (p.rows_per_expert <= 32) {
+    return rhs_at_tile<32>(p, o);
+  }
+  return rhs_at_tile<64>(p, o);
+}
