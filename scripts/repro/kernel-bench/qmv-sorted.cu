@@ -1,7 +1,8 @@
 // The sorted decode experiment's kernel (scripts/repro/experiments/
 // gather-qmv-sorted.patch, qmv_sorted.cuh) alone, without an MLX build, against
-// the series' (and stock's) kernel at these calls, the per-row qmm_sm80_kernel:
-// 128 experts of bfloat16 x 4-bit weights (groups of 64) at 1 and 2 rows each.
+// the series' kernel at these calls: at 1 and 2 rows per expert the per-row
+// qmm_sm80_kernel (stock's too), at 4 and 8 0004's rhs kernel (128 experts of
+// bfloat16 x 4-bit weights, groups of 64; issue 26's decode points).
 // tbps counts the bytes a call must move (every expert's weights, scales and
 // biases, x and the output), issue 26's measure. Built by ./run, once per form
 // (BENCH_PREFETCH: true or false) and once for main (BENCH_MAIN).
@@ -18,10 +19,11 @@ Kernel qmv_sorted(const Problem& p, const Operands& o);
 int main() {
   // Qwen3-30B-A3B's expert projections: up (K 2048, N 768) and down.
   for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
-    for (int rows : {1, 2}) {
+    for (int rows : {1, 2, 4, 8}) {
       compare(
           {128, rows, k, n},
-          {{"series-per-row", series_per_row},
+          {rows <= 2 ? Entry{"series-per-row", series_per_row}
+                     : Entry{"series-rhs", series_rhs},
            {"qmv-sorted", qmv_sorted<false>},
            {"qmv-sorted-prefetch", qmv_sorted<true>}});
     }
