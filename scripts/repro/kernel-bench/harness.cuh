@@ -173,9 +173,9 @@ struct Entry {
 
 // Each kernel checked against the reference, then all timed in 7 rounds of 20
 // calls each (3 untimed first), their order reversed every round, in one
-// process. Prints one line per kernel: the fastest round (ms), the rates at
-// it, its error and every round's time, then each kernel's fastest round over
-// the first's (speedup over the first, the baseline).
+// process. Prints one line per kernel: its fastest round (ms), the first
+// kernel's (the baseline's) over it (speedup), the rates at it, its error
+// and every round's time.
 inline void compare(const Problem& p, std::vector<Entry> entries) {
   Operands o = make_operands(p);
   std::vector<Kernel> kernels;
@@ -214,8 +214,8 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
         bytes / best / 1e9,
         errors[i],
         errors[i] < kTolerance ? "ok" : "WRONG");
-    for (double t : ms[i]) {
-      std::printf("%s%.4f", &t == &ms[i][0] ? "" : ",", t);
+    for (size_t round = 0; round < ms[i].size(); ++round) {
+      std::printf("%s%.4f", round ? "," : "", ms[i][round]);
     }
     std::printf("\n");
     std::fflush(stdout);
