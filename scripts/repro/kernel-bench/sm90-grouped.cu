@@ -2,7 +2,8 @@
 // gather-qmm-sm90-grouped.patch) alone, without an MLX build: its setup and
 // GEMM kernels launched as its gather_qmm_sm90_launch launches them, against
 // the series' kernel at these calls (0004's rhs kernel at 0006's tile): 128
-// experts of bfloat16 x 4-bit weights (groups of 64) at 128 and 256 rows each.
+// experts of bfloat16 x 4-bit weights (groups of 64) at 16 to 256 rows each,
+// the experiment's tile of rows that of MLX's dispatch (gather_qmm_sm90.cu).
 // Not in its calls' time: the N-major copy of scales and biases the
 // experiment makes first (12.6 MB each way here). Built by ./run, once per
 // tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc compiles the
@@ -20,12 +21,12 @@ Kernel sm90_grouped(const Problem& p, const Operands& o);
 int main() {
   // Qwen3-30B-A3B's expert projections: up (K 2048, N 768) and down.
   for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
-    compare(
-        {128, 128, k, n},
-        {{"series-rhs", series_rhs}, {"sm90-tile128", sm90_grouped<128>}});
-    compare(
-        {128, 256, k, n},
-        {{"series-rhs", series_rhs}, {"sm90-tile256", sm90_grouped<256>}});
+    Entry series{"series-rhs", series_rhs};
+    compare({128, 16, k, n}, {series, {"sm90", sm90_grouped<16>}});
+    compare({128, 32, k, n}, {series, {"sm90", sm90_grouped<32>}});
+    compare({128, 64, k, n}, {series, {"sm90", sm90_grouped<64>}});
+    compare({128, 128, k, n}, {series, {"sm90", sm90_grouped<128>}});
+    compare({128, 256, k, n}, {series, {"sm90", sm90_grouped<256>}});
   }
 }
 
