@@ -197,10 +197,11 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
   double bytes = double(p.experts) * p.n * p.k / 2 + // 4-bit weights
       2.0 * p.experts * p.n * (p.k / kGroupSize) * 2 + // scales and biases
       double(p.rows()) * (p.k + p.n) * 2; // x and out, bfloat16
-  double first = 0;
+  auto best_of = [&](size_t i) {
+    return *std::min_element(ms[i].begin(), ms[i].end());
+  };
   for (size_t i = 0; i < kernels.size(); ++i) {
-    double best = *std::min_element(ms[i].begin(), ms[i].end());
-    first = i == 0 ? best : first;
+    double best = best_of(i);
     std::printf(
         "%s rows_per_expert=%d k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
         "tbps=%.2f max_error_over_rms=%.3g %s rounds_ms=",
@@ -209,7 +210,7 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
         p.k,
         p.n,
         best,
-        first / best,
+        best_of(0) / best,
         flops / best / 1e9,
         bytes / best / 1e9,
         errors[i],

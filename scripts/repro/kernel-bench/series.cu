@@ -35,54 +35,55 @@ int threads() {
   return int(cute::size(mlx::core::cu::make_tiled_mma()));
 }
 
-} // namespace
-
-// One row per matrix (m = 1, l = rows): qmm_sm80's tile of 16 rows.
-Kernel series_per_row(const Problem& p, const Operands& o) {
-  auto kernel =
-      mlx::core::cu::qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16>>;
-  size_t smem = smem_bytes<16>();
+// A kernel of qmm_sm80.cuh at a tile of TileM rows over `blocks`: its operands
+// (x, w, scales, biases), then `args`.
+template <int TileM, typename K, typename... Args>
+Kernel launch(K kernel, dim3 blocks, const Operands& o, Args... args) {
+  size_t smem = smem_bytes<TileM>();
   allow_smem(kernel, smem);
-  dim3 blocks(1, (p.n + 127) / 128, p.rows());
   return {[=] {
     kernel<<<blocks, threads(), smem>>>(
         static_cast<const Element*>(o.x),
         reinterpret_cast<const Quant*>(o.w),
         static_cast<const Element*>(o.scales),
         static_cast<const Element*>(o.biases),
-        o.lhs,
-        o.rhs,
-        static_cast<Element*>(o.out),
-        1,
-        p.n,
-        p.k,
-        p.rows(),
-        false);
+        args...);
   }};
+}
+
+} // namespace
+
+// One row per matrix (m = 1, l = rows): qmm_sm80's tile of 16 rows.
+Kernel series_per_row(const Problem& p, const Operands& o) {
+  return launch<16>(
+      mlx::core::cu::qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16>>,
+      dim3(1, (p.n + 127) / 128, p.rows()),
+      o,
+      o.lhs,
+      o.rhs,
+      static_cast<Element*>(o.out),
+      1,
+      p.n,
+      p.k,
+      p.rows(),
+      false);
 }
 
 // All rows one matrix, experts found in the sorted rhs indices: 0004's
 // kernel, at the tile 0006 sizes from rows per expert (16 to 64).
 template <int TileM>
 Kernel rhs_at_tile(const Problem& p, const Operands& o) {
-  auto kernel = mlx::core::cu::
-      qmm_sm80_rhs_kernel<kGroupSize, Element, Quant, Element, Tiler<TileM>>;
-  size_t smem = smem_bytes<TileM>();
-  allow_smem(kernel, smem);
-  dim3 blocks((p.rows() + TileM - 1) / TileM, (p.n + 127) / 128, 1);
-  return {[=] {
-    kernel<<<blocks, threads(), smem>>>(
-        static_cast<const Element*>(o.x),
-        reinterpret_cast<const Quant*>(o.w),
-        static_cast<const Element*>(o.scales),
-        static_cast<const Element*>(o.biases),
-        o.rhs,
-        static_cast<Element*>(o.out),
-        p.rows(),
-        p.n,
-        p.k,
-        p.experts);
-  }};
+  return launch<TileM>(
+      mlx::core::cu::
+          qmm_sm80_rhs_kernel<kGroupSize, Element, Quant, Element, Tiler<TileM>>,
+      dim3((p.rows() + TileM - 1) / TileM, (p.n + 127) / 128, 1),
+      o,
+      o.rhs,
+      static_cast<Element*>(o.out),
+      p.rows(),
+      p.n,
+      p.k,
+      p.experts);
 }
 
 Kernel series_rhs(const Problem& p, const Operands& o) {
