@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <vector>
 
 // By estimate, not measured: rounding alone (bfloat16 weights after
@@ -121,8 +122,14 @@ void free_operands(const Operands& o) {
   }
 }
 
-// One call's largest error over the reference's RMS (infinite where NaN).
-double error_over_rms(const Problem& p, const Operands& o, const Kernel& kernel) {
+// One call's output and its largest error over the reference's RMS (infinite
+// where NaN).
+struct Checked {
+  std::vector<Bf16> out;
+  double error_over_rms;
+};
+
+Checked check(const Problem& p, const Operands& o, const Kernel& kernel) {
   size_t count = size_t(p.rows()) * p.n;
   CHECK(cudaMemset(o.out, 0xff, count * sizeof(Bf16))); // NaN: unwritten shows
   kernel.call();
@@ -141,7 +148,16 @@ double error_over_rms(const Problem& p, const Operands& o, const Kernel& kernel)
     double error = std::fabs(double(__bfloat162float(got[i])) - want[i]);
     max_error = std::isnan(error) ? INFINITY : std::max(max_error, error);
   }
-  return max_error / std::sqrt(squares / count);
+  return {std::move(got), max_error / std::sqrt(squares / count)};
+}
+
+// How many of two outputs' values differ in any bit.
+size_t values_differing(const std::vector<Bf16>& a, const std::vector<Bf16>& b) {
+  size_t differing = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    differing += std::memcmp(&a[i], &b[i], sizeof(Bf16)) != 0;
+  }
+  return differing;
 }
 
 // The mean time of one call over `calls` calls, by CUDA events.
@@ -174,15 +190,16 @@ struct Entry {
 // Each kernel checked against the reference, then all timed in 7 rounds of 20
 // calls each (3 untimed first), their order reversed every round, in one
 // process. Prints one line per kernel: its fastest round (ms), the first
-// kernel's (the baseline's) over it (speedup), the rates at it, its error
-// and every round's time.
+// kernel's (the baseline's) over it (speedup), the rates at it, its error,
+// how many output values differ in any bit from the baseline's, and every
+// round's time.
 inline void compare(const Problem& p, std::vector<Entry> entries) {
   Operands o = make_operands(p);
   std::vector<Kernel> kernels;
-  std::vector<double> errors;
+  std::vector<Checked> checks;
   for (auto& e : entries) {
     kernels.push_back(e.make(p, o));
-    errors.push_back(error_over_rms(p, o, kernels.back()));
+    checks.push_back(check(p, o, kernels.back()));
     time_ms(kernels.back(), 3);
   }
   const int rounds = 7;
@@ -204,7 +221,8 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
     double best = best_of(i);
     std::printf(
         "%s rows_per_expert=%d k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
-        "tbps=%.2f max_error_over_rms=%.3g %s rounds_ms=",
+        "tbps=%.2f max_error_over_rms=%.3g %s values_differing_from_first=%zu "
+        "rounds_ms=",
         entries[i].name,
         p.rows_per_expert,
         p.k,
@@ -213,8 +231,9 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
         best_of(0) / best,
         flops / best / 1e9,
         bytes / best / 1e9,
-        errors[i],
-        errors[i] < kTolerance ? "ok" : "WRONG");
+        checks[i].error_over_rms,
+        checks[i].error_over_rms < kTolerance ? "ok" : "WRONG",
+        values_differing(checks[i].out, checks[0].out));
     for (size_t round = 0; round < ms[i].size(); ++round) {
       std::printf("%s%.4f", round ? "," : "", ms[i][round]);
     }
