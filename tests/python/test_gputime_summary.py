@@ -36,15 +36,28 @@ class GputimeSummary(unittest.TestCase):
         rc, out, err = run(PREFILL + STEP, PREFILL + STEP * 3, "2", xz=True)
         self.assertEqual(rc, 0, err)
         lines = out.splitlines()
-        self.assertEqual(lines[0], "2 new tokens: 4 kernels, 1.513 ms; 4 new tokens: 8 kernels, 2.533 ms")
+        self.assertEqual(lines[0], "shorter run: 4 kernels, 1.513 ms; 2 decode steps more: 8 kernels, 2.533 ms")
         self.assertEqual(lines[1], "one decode step: 2.0 kernels, 0.510 ms of kernel time")
-        self.assertEqual(lines[2], "each of the last 2 steps: 0.510, 0.510 ms")
+        self.assertEqual(lines[2], "each of the last 2 decode steps: 0.510, 0.510 ms")
         self.assertEqual(lines[5].split(), ["1.0", "500.0", "98.0%", "500.0", "500.0", "mlx::copy_v<float>"])
         self.assertEqual(lines[6].split(), ["1.0", "10.0", "2.0%", "10.0", "10.0", "mlx::gemm<float>"])
 
+    def test_steps_added_before_a_common_end(self):
+        # op-bench: setup, the calls, then its reference check, in both runs.
+        check = [("void mlx::reference<float>(float *)", 7_000)]
+        rc, out, err = run(PREFILL + STEP + check, PREFILL + STEP * 3 + check, "2", "gather_qmm call")
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertEqual(lines[1], "one gather_qmm call: 2.0 kernels, 0.510 ms of kernel time")
+        self.assertEqual(lines[2], "each of the last 2 gather_qmm calls: 0.510, 0.510 ms")
+        self.assertIn("per gather_qmm call, by kernel (2 kernels;", out)
+        self.assertNotIn("reference", out)
+
     def test_different_launches_give_no_split(self):
+        # Neither begins nor ends as the shorter run: no one place where kernels were added.
         other = [(n.replace("gemm", "gemv"), t) for n, t in PREFILL]
-        rc, out, _ = run(PREFILL + STEP, other + STEP * 5)
+        last = ("void mlx::argmax<float>(float *)", STEP[-1][1])
+        rc, out, _ = run(PREFILL + STEP, other + STEP * 4 + STEP[:-1] + [last])
         self.assertEqual(rc, 0)
         self.assertIn("one decode step: 2.0 kernels", out)
         self.assertIn("no per-kernel split", out)

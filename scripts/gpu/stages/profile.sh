@@ -22,10 +22,10 @@ run_gputime() {
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 
-# One request of mlx_ab_protocol::ops (JSON lines) for op-bench: one affine4 up gather_qmm call
-# of ROWS rows per expert, EXPERTS experts, K -> N, uniform loads; then quit.
-gather_qmm_request() {
-  printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":1,"reps":1}\n{"request":"quit"}\n' "$@"
+# One request of mlx_ab_protocol::ops (JSON lines) for op-bench: CALLS [1] affine4 up gather_qmm
+# calls of ROWS rows per expert, EXPERTS experts, K -> N, uniform loads, in one graph; then quit.
+gather_qmm_request() { # ROWS EXPERTS K N [CALLS]
+  printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":%s,"reps":1}\n{"request":"quit"}\n' "$1" "$2" "$3" "$4" "${5:-1}"
 }
 
 # ARM's op-bench, reading requests on stdin, under TOOL... (ncu or compute-sanitizer and their
@@ -66,6 +66,36 @@ run_memcheck() {
   done
 }
 
+# Where one gather_qmm call's time goes (issue 26: in MLX the grouped Hopper GEMM took 0.54 ms
+# a call at 256 rows per expert, by `mlx-ab ops`, where its kernel alone takes 0.22; the
+# series' 0004 1.12 against 0.83): ncu's duration of every kernel of op-bench requests of 1 and
+# of 3 affine4 up calls at Qwen3-30B-A3B's expert shapes, clocks left alone; the difference is
+# 2 calls' kernels, by name (scripts/gpu/gputime_summary.py): calltime-ARM[-VALUE]-rR.txt. Set
+# against the wall time per call of `ops`, it splits kernels from the rest (launches, waits,
+# memory). Each of $CALLTIME_ARMS [patched]: ARM, or ARM:VAR=VALUE for the arm in that
+# environment (sm90grp:MLX_GATHER_QMM_SM90=off); rows per expert $CALLTIME_ROWS [256].
+run_calltime() {
+  local ncu=$1 spec arm variant r calls log
+  for spec in ${CALLTIME_ARMS:-patched}; do
+    arm=${spec%%:*} variant=
+    [[ $spec == *:* ]] && variant=${spec#*:}
+    for r in ${CALLTIME_ROWS:-256}; do
+      log=calltime-$arm${variant:+-${variant#*=}}-r$r
+      time_for "$log" 120 || return 3
+      for calls in 1 3; do
+        gather_qmm_request "$r" 128 2048 768 "$calls" | (
+          [[ -z $variant ]] || export "$variant"
+          op_bench_under "$arm" "$ncu" --clock-control none --metrics gpu__time_duration.sum \
+            --csv --print-units base
+        ) > "$LOGS/$log-$calls.csv" 2> "$LOGS/$log-$calls.log" || { say "$log: ncu exit $?"; return 2; }
+      done
+      python3 scripts/gpu/gputime_summary.py "$LOGS/$log-"{1,3}.csv 2 "gather_qmm call" \
+        > "$LOGS/$log.txt" 2>&1
+      say "$log: $(sed -n 2p "$LOGS/$log.txt")"
+    done
+  done
+}
+
 # What bounds sorted gather_qmm (issue 8, goal 1): ncu's speed-of-light, memory, compute and
 # occupancy sections for each arm's kernels at Qwen3-30B-A3B's expert shapes, affine4 up
 # projection, r rows per expert ($PROFILE_ROWS [1 8 128]), clocks left alone (the device
@@ -73,7 +103,8 @@ run_memcheck() {
 # (shared-memory hazards) and initcheck (reads of memory never written), looking for the cause
 # of its nondeterministic decode attention (reports/upstream/cuda-sdpa-decode-nondeterminism.md).
 # PROFILE_TOOLS picks which of them run (a slow one can get a call of its own): ncu, gputime,
-# racecheck, initcheck (the default: all four), and memcheck (run_memcheck).
+# racecheck, initcheck (the default: all four), memcheck (run_memcheck) and calltime
+# (run_calltime).
 run_profile() {
   local ncu=${NCU:-$(command -v ncu || echo "$CUDA_HOME/bin/ncu")}
   local cs=${COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")}
@@ -93,11 +124,12 @@ run_profile() {
   elif wants ncu; then
     say "profile: no ncu at $ncu (set NCU): gather_qmm not profiled"
   fi
-  if wants gputime; then
-    [[ -x $ncu ]] || { say "profile: no ncu at $ncu (set NCU): no gputime"; return 2; }
-    run_gputime "$ncu" || rc=$?
+  for tool in gputime calltime; do
+    wants $tool || continue
+    [[ -x $ncu ]] || { say "profile: no ncu at $ncu (set NCU): no $tool"; return 2; }
+    run_$tool "$ncu" || rc=$?
     ((rc == 3)) && return 3
-  fi
+  done
   wants racecheck || wants initcheck || wants memcheck || return $rc
   [[ -x $cs ]] || { say "profile: no compute-sanitizer at $cs (set COMPUTE_SANITIZER)"; return 2; }
   if wants memcheck; then
