@@ -66,4 +66,5 @@ T* device_array(size_t count) {
 // (one row per matrix: stock's and the series' path at 1-2 rows per expert)
 // and 0004's rhs kernel at its tile (at least 4 rows per expert).
 Kernel series_per_row(const Problem& p, const Operands& o);
+Kernel series_per_row_n64(const Problem& p, const Operands& o); // a candidate
 Kernel series_rhs(const Problem& p, const Operands& o);

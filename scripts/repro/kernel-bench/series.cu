@@ -11,13 +11,13 @@ namespace {
 using Element = cutlass::bfloat16_t;
 using Quant = cutlass::uint4b_t;
 
-template <int TileM>
-using Tiler = cute::Shape<cute::Int<TileM>, cute::_128, cute::_64>;
+template <int TileM, int TileN = 128>
+using Tiler = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::_64>;
 
 // qmm_sm80.cu's shared memory size for a tile.
-template <int TileM>
+template <int TileM, int TileN>
 size_t smem_bytes() {
-  auto [sA, sB, sC] = mlx::core::cu::make_smem_layouts(Tiler<TileM>{});
+  auto [sA, sB, sC] = mlx::core::cu::make_smem_layouts(Tiler<TileM, TileN>{});
   return std::max(
       cute::cosize(sA) * sizeof(Element) + cute::cosize(sB) * 4 / 8,
       cute::cosize(sC) * sizeof(Element));
@@ -35,11 +35,11 @@ int threads() {
   return int(cute::size(mlx::core::cu::make_tiled_mma()));
 }
 
-// A kernel of qmm_sm80.cuh at a tile of TileM rows over `blocks`: its operands
-// (x, w, scales, biases), then `args`.
-template <int TileM, typename K, typename... Args>
+// A kernel of qmm_sm80.cuh at a tile of TileM x TileN over `blocks`: its
+// operands (x, w, scales, biases), then `args`.
+template <int TileM, int TileN = 128, typename K, typename... Args>
 Kernel launch(K kernel, dim3 blocks, const Operands& o, Args... args) {
-  size_t smem = smem_bytes<TileM>();
+  size_t smem = smem_bytes<TileM, TileN>();
   allow_smem(kernel, smem);
   return {[=] {
     kernel<<<blocks, threads(), smem>>>(
@@ -51,13 +51,15 @@ Kernel launch(K kernel, dim3 blocks, const Operands& o, Args... args) {
   }};
 }
 
-} // namespace
-
-// One row per matrix (m = 1, l = rows): qmm_sm80's tile of 16 rows.
-Kernel series_per_row(const Problem& p, const Operands& o) {
-  return launch<16>(
-      mlx::core::cu::qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16>>,
-      dim3(1, (p.n + 127) / 128, p.rows()),
+// One row per matrix (m = 1, l = rows): qmm_sm80's tile of 16 rows, of TileN
+// features (qmm_sm80.cu's 128; 64 doubles the blocks, a candidate for decode,
+// whose 128-feature grid runs 1.45 waves of blocks on the H200).
+template <int TileN>
+Kernel per_row(const Problem& p, const Operands& o) {
+  return launch<16, TileN>(
+      mlx::core::cu::
+          qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16, TileN>>,
+      dim3(1, (p.n + TileN - 1) / TileN, p.rows()),
       o,
       o.lhs,
       o.rhs,
@@ -84,6 +86,19 @@ Kernel rhs_at_tile(const Problem& p, const Operands& o) {
       p.n,
       p.k,
       p.experts);
+}
+
+} // namespace
+
+// The entry points, each bench's baseline (common.cuh); with ./run's
+// renaming, a variant's. Everything above is internal to this compilation,
+// so a variant's templates never merge with the series' at link time.
+Kernel series_per_row(const Problem& p, const Operands& o) {
+  return per_row<128>(p, o);
+}
+
+Kernel series_per_row_n64(const Problem& p, const Operands& o) {
+  return per_row<64>(p, o);
 }
 
 Kernel series_rhs(const Problem& p, const Operands& o) {
