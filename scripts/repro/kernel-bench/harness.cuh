@@ -101,23 +101,39 @@ Operands make_operands(const Problem& p) {
   CHECK(cudaMemcpy(o.rhs, rhs.data(), rows * 4, cudaMemcpyHostToDevice));
   fill<<<1024, 256>>>(static_cast<Bf16*>(o.x), size_t(rows) * p.k, 1, -1, 1);
   fill_bytes<<<1024, 256>>>(o.w, weights, 2);
-  fill<<<1024, 256>>>(static_cast<Bf16*>(o.scales), scale_count, 3, 0.001f, 0.01f);
-  fill<<<1024, 256>>>(static_cast<Bf16*>(o.biases), scale_count, 4, -0.05f, 0.05f);
+  fill<<<1024, 256>>>(
+      static_cast<Bf16*>(o.scales), scale_count, 3, 0.001f, 0.01f);
+  fill<<<1024, 256>>>(
+      static_cast<Bf16*>(o.biases), scale_count, 4, -0.05f, 0.05f);
   int groups = p.k / kGroupSize;
   n_major<<<1024, 256>>>(
-      static_cast<Bf16*>(o.scales), static_cast<Bf16*>(o.scales_n_major),
-      p.experts, p.n, groups);
+      static_cast<Bf16*>(o.scales),
+      static_cast<Bf16*>(o.scales_n_major),
+      p.experts,
+      p.n,
+      groups);
   n_major<<<1024, 256>>>(
-      static_cast<Bf16*>(o.biases), static_cast<Bf16*>(o.biases_n_major),
-      p.experts, p.n, groups);
+      static_cast<Bf16*>(o.biases),
+      static_cast<Bf16*>(o.biases_n_major),
+      p.experts,
+      p.n,
+      groups);
   CHECK(cudaGetLastError());
   CHECK(cudaDeviceSynchronize());
   return o;
 }
 
 void free_operands(const Operands& o) {
-  for (void* q : {(void*)o.lhs, (void*)o.rhs, o.x, (void*)o.w, o.scales,
-                  o.biases, o.scales_n_major, o.biases_n_major, o.out}) {
+  for (void* q :
+       {(void*)o.lhs,
+        (void*)o.rhs,
+        o.x,
+        (void*)o.w,
+        o.scales,
+        o.biases,
+        o.scales_n_major,
+        o.biases_n_major,
+        o.out}) {
     CHECK(cudaFree(q));
   }
 }
@@ -152,7 +168,9 @@ Checked check(const Problem& p, const Operands& o, const Kernel& kernel) {
 }
 
 // How many of two outputs' values differ in any bit.
-size_t values_differing(const std::vector<Bf16>& a, const std::vector<Bf16>& b) {
+size_t values_differing(
+    const std::vector<Bf16>& a,
+    const std::vector<Bf16>& b) {
   size_t differing = 0;
   for (size_t i = 0; i < a.size(); ++i) {
     differing += std::memcmp(&a[i], &b[i], sizeof(Bf16)) != 0;

@@ -57,8 +57,12 @@ Kernel launch(K kernel, dim3 blocks, const Operands& o, Args... args) {
 template <int TileN>
 Kernel per_row(const Problem& p, const Operands& o) {
   return launch<16, TileN>(
-      mlx::core::cu::
-          qmm_sm80_kernel<kGroupSize, Element, Quant, Element, Tiler<16, TileN>>,
+      mlx::core::cu::qmm_sm80_kernel<
+          kGroupSize,
+          Element,
+          Quant,
+          Element,
+          Tiler<16, TileN>>,
       dim3(1, (p.n + TileN - 1) / TileN, p.rows()),
       o,
       o.lhs,
@@ -72,13 +76,19 @@ Kernel per_row(const Problem& p, const Operands& o) {
 }
 
 // All rows one matrix, experts found in the sorted rhs indices: 0004's
-// kernel, at the tile 0006 sizes from rows per expert (16 to 64).
-template <int TileM>
+// kernel, at the tile 0006 sizes from rows per expert (16 to 64), of TileN
+// features (qmm_sm80.cu's 128; 64 doubles the blocks where few rows per expert
+// leave few row tiles).
+template <int TileM, int TileN = 128>
 Kernel rhs_at_tile(const Problem& p, const Operands& o) {
-  return launch<TileM>(
-      mlx::core::cu::
-          qmm_sm80_rhs_kernel<kGroupSize, Element, Quant, Element, Tiler<TileM>>,
-      dim3((p.rows() + TileM - 1) / TileM, (p.n + 127) / 128, 1),
+  return launch<TileM, TileN>(
+      mlx::core::cu::qmm_sm80_rhs_kernel<
+          kGroupSize,
+          Element,
+          Quant,
+          Element,
+          Tiler<TileM, TileN>>,
+      dim3((p.rows() + TileM - 1) / TileM, (p.n + TileN - 1) / TileN, 1),
       o,
       o.rhs,
       static_cast<Element*>(o.out),
@@ -99,6 +109,11 @@ Kernel series_per_row(const Problem& p, const Operands& o) {
 
 Kernel series_per_row_n64(const Problem& p, const Operands& o) {
   return per_row<64>(p, o);
+}
+
+// At the 16-row tile only: the few-rows case a 64-feature tile is for.
+Kernel series_rhs_n64(const Problem& p, const Operands& o) {
+  return rhs_at_tile<16, 64>(p, o);
 }
 
 Kernel series_rhs(const Problem& p, const Operands& o) {

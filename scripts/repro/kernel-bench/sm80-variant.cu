@@ -8,14 +8,15 @@
 // patch changes a product or its order, so values_differing_from_first must be
 // 0 everywhere. Calls: 128 experts, 1-256 rows per expert, Qwen3-30B-A3B's up
 // and down projections; the per-row kernel where the series takes it (under 4
-// rows per expert), also at a 64-feature tile (a decode candidate: twice the
-// blocks), 0004's rhs kernel at every row count.
+// rows per expert), 0004's rhs kernel at every row count; up to 16 rows per
+// expert both also at a 64-feature tile (decode candidates: twice the blocks).
 
 #include "common.cuh"
 #include "harness.cuh"
 
 Kernel variant_per_row(const Problem& p, const Operands& o);
 Kernel variant_per_row_n64(const Problem& p, const Operands& o);
+Kernel variant_rhs_n64(const Problem& p, const Operands& o);
 Kernel variant_rhs(const Problem& p, const Operands& o);
 
 int main() {
@@ -23,6 +24,12 @@ int main() {
     for (int rows : {1, 2, 4, 8, 16, 64, 256}) {
       std::vector<Entry> entries{
           {"series-rhs", series_rhs}, {"variant-rhs", variant_rhs}};
+      if (rows <= 16) {
+        entries.insert(
+            entries.end(),
+            {{"series-rhs-n64", series_rhs_n64},
+             {"variant-rhs-n64", variant_rhs_n64}});
+      }
       if (rows < 4) {
         entries.insert(
             entries.begin(),

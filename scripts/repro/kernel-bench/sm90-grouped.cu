@@ -48,8 +48,8 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
   Arrays g;
   Arrays::carve(&g, arrays_memory, groups);
   auto args = mlx::core::grouped_arguments<Gemm>(g, groups, kGroupSize);
-  auto* workspace = device_array<char>(
-      std::max<size_t>(Gemm::get_workspace_size(args), 1));
+  auto* workspace =
+      device_array<char>(std::max<size_t>(Gemm::get_workspace_size(args), 1));
   auto params = Gemm::to_underlying_arguments(args, workspace);
   size_t smem = Gemm::SharedStorageSize;
   auto kernel = cutlass::device_kernel<Gemm>;
@@ -82,8 +82,6 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
           }};
 }
 
-template Kernel sm90_grouped<BENCH_TILE>(
-    const Problem&,
-    const Operands&);
+template Kernel sm90_grouped<BENCH_TILE>(const Problem&, const Operands&);
 
 #endif
