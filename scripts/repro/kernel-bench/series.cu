@@ -102,7 +102,8 @@ Kernel rhs_at_tile(const Problem& p, const Operands& o) {
 
 // The entry points, each bench's baseline (common.cuh); with ./run's
 // renaming, a variant's. Everything above is internal to this compilation,
-// so a variant's templates never merge with the series' at link time.
+// so a variant's templates never merge with the series' at link time (nm,
+// 2026-12-05: the two objects share only Kernel's default release).
 Kernel series_per_row(const Problem& p, const Operands& o) {
   return per_row<128>(p, o);
 }
