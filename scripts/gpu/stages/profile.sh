@@ -72,26 +72,29 @@ run_memcheck() {
 # of 3 affine4 up calls at Qwen3-30B-A3B's expert shapes, clocks left alone; the difference is
 # 2 calls' kernels, by name (scripts/gpu/gputime_summary.py): calltime-ARM[-VALUE]-rR.txt. Set
 # against the wall time per call of `ops`, it splits kernels from the rest (launches, waits,
-# memory). Each of $CALLTIME_ARMS [patched]: ARM, or ARM:VAR=VALUE for the arm in that
-# environment (sm90grp:MLX_GATHER_QMM_SM90=off); rows per expert $CALLTIME_ROWS [256].
+# memory). Arms $CALLTIME_ARMS [patched], rows per expert $CALLTIME_ROWS [256];
+# CALLTIME_VARIANTS="VAR=VALUE ...", as memcheck's: each arm once per assignment, in its
+# environment (MLX_GATHER_QMM_SM90=off), calltime-ARM-VALUE-rR.txt.
 run_calltime() {
-  local ncu=$1 spec arm variant r calls log
-  for spec in ${CALLTIME_ARMS:-patched}; do
-    arm=${spec%%:*} variant=
-    [[ $spec == *:* ]] && variant=${spec#*:}
-    for r in ${CALLTIME_ROWS:-256}; do
-      log=calltime-$arm${variant:+-${variant#*=}}-r$r
-      time_for "$log" 120 || return 3
-      for calls in 1 3; do
-        gather_qmm_request "$r" 128 2048 768 "$calls" | (
-          [[ -z $variant ]] || export "$variant"
-          op_bench_under "$arm" "$ncu" --clock-control none --metrics gpu__time_duration.sum \
-            --csv --print-units base
-        ) > "$LOGS/$log-$calls.csv" 2> "$LOGS/$log-$calls.log" || { say "$log: ncu exit $?"; return 2; }
+  local ncu=$1 arm variant r calls log
+  local variants=(${CALLTIME_VARIANTS:-})
+  ((${#variants[@]})) || variants=("")
+  for arm in ${CALLTIME_ARMS:-patched}; do
+    for variant in "${variants[@]}"; do
+      for r in ${CALLTIME_ROWS:-256}; do
+        log=calltime-$arm${variant:+-${variant#*=}}-r$r
+        time_for "$log" 120 || return 3
+        for calls in 1 3; do
+          gather_qmm_request "$r" 128 2048 768 "$calls" | (
+            [[ -z $variant ]] || export "$variant"
+            op_bench_under "$arm" "$ncu" --clock-control none --metrics gpu__time_duration.sum \
+              --csv --print-units base
+          ) > "$LOGS/$log-$calls.csv" 2> "$LOGS/$log-$calls.log" || { say "$log: ncu exit $?"; return 2; }
+        done
+        python3 scripts/gpu/gputime_summary.py "$LOGS/$log-"{1,3}.csv 2 "gather_qmm call" \
+          > "$LOGS/$log.txt" 2>&1
+        say "$log: $(sed -n 2p "$LOGS/$log.txt")"
       done
-      python3 scripts/gpu/gputime_summary.py "$LOGS/$log-"{1,3}.csv 2 "gather_qmm call" \
-        > "$LOGS/$log.txt" 2>&1
-      say "$log: $(sed -n 2p "$LOGS/$log.txt")"
     done
   done
 }

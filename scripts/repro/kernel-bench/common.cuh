@@ -65,8 +65,12 @@ T* device_array(size_t count) {
 // The series' kernels at these calls (series.cu): the per-row qmm_sm80_kernel
 // (one row per matrix: stock's and the series' path at 1-2 rows per expert)
 // and 0004's rhs kernel at its tile (at least 4 rows per expert); the _n64
-// forms at a 64-feature tile, decode candidates, not the series'.
-Kernel series_per_row(const Problem& p, const Operands& o);
-Kernel series_per_row_n64(const Problem& p, const Operands& o); // a candidate
-Kernel series_rhs(const Problem& p, const Operands& o);
-Kernel series_rhs_n64(const Problem& p, const Operands& o); // a candidate
+// forms at a 64-feature tile, decode candidates, not the series'. ./run
+// compiles series.cu again for a variant of the series with this namespace
+// (and mlx) renamed.
+namespace series {
+Kernel per_row(const Problem& p, const Operands& o);
+Kernel per_row_n64(const Problem& p, const Operands& o); // a candidate
+Kernel rhs(const Problem& p, const Operands& o);
+Kernel rhs_n64(const Problem& p, const Operands& o); // a candidate
+} // namespace series

@@ -22,13 +22,13 @@ int main() {
   for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
     for (int rows : {1, 2, 4, 8}) {
       std::vector<Entry> entries{
-          {"series-rhs", series_rhs},
+          {"series-rhs", series::rhs},
           {"qmv-sorted", qmv_sorted<false>},
           {"qmv-sorted-prefetch", qmv_sorted<true>}};
       // Under 4 rows per expert the series keeps the per-row path (0004's
       // threshold): the baseline there, and the rhs kernel a candidate.
       if (rows < 4) {
-        entries.insert(entries.begin(), {"series-per-row", series_per_row});
+        entries.insert(entries.begin(), {"series-per-row", series::per_row});
       }
       compare({128, rows, k, n}, entries);
     }

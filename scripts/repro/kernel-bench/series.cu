@@ -55,7 +55,7 @@ Kernel launch(K kernel, dim3 blocks, const Operands& o, Args... args) {
 // features (qmm_sm80.cu's 128; 64 doubles the blocks, a candidate for decode,
 // whose 128-feature grid runs 1.45 waves of blocks on the H200).
 template <int TileN>
-Kernel per_row(const Problem& p, const Operands& o) {
+Kernel per_row_at(const Problem& p, const Operands& o) {
   return launch<16, TileN>(
       mlx::core::cu::qmm_sm80_kernel<
           kGroupSize,
@@ -104,20 +104,20 @@ Kernel rhs_at_tile(const Problem& p, const Operands& o) {
 // renaming, a variant's. Everything above is internal to this compilation,
 // so a variant's templates never merge with the series' at link time (nm,
 // 2026-12-05: the two objects share only Kernel's default release).
-Kernel series_per_row(const Problem& p, const Operands& o) {
-  return per_row<128>(p, o);
+Kernel series::per_row(const Problem& p, const Operands& o) {
+  return per_row_at<128>(p, o);
 }
 
-Kernel series_per_row_n64(const Problem& p, const Operands& o) {
-  return per_row<64>(p, o);
+Kernel series::per_row_n64(const Problem& p, const Operands& o) {
+  return per_row_at<64>(p, o);
 }
 
 // At the 16-row tile only: the few-rows case a 64-feature tile is for.
-Kernel series_rhs_n64(const Problem& p, const Operands& o) {
+Kernel series::rhs_n64(const Problem& p, const Operands& o) {
   return rhs_at_tile<16, 64>(p, o);
 }
 
-Kernel series_rhs(const Problem& p, const Operands& o) {
+Kernel series::rhs(const Problem& p, const Operands& o) {
   if (p.rows_per_expert <= 16) {
     return rhs_at_tile<16>(p, o);
   }
