@@ -240,6 +240,12 @@ pub struct OpsArgs {
     /// gather_qmm sweep rows per expert, comma separated (default: 1,2,4,8,16,32,64,128,256).
     #[arg(long, value_name = "R,...", value_delimiter = ',', value_parser = ops_points::parse_rows)]
     pub rows: Vec<u64>,
+    /// gather_qmm's and qmm's calls per timed graph: as many independent calls as make R rows
+    /// per expert in all, at least one. A larger R times large points back to back too, where
+    /// one evaluation and synchronization per call (tens of microseconds on a GPU) otherwise
+    /// counts in each call's time.
+    #[arg(long, value_name = "R", default_value_t = ops_points::ROWS_PER_GRAPH, value_parser = RangedU64ValueParser::<u64>::new().range(1..))]
+    pub rows_per_graph: u64,
     /// gather_qmm's expert loads, comma separated: uniform (every expert the same rows), zipf
     /// (expert i's share as 1 / (i + 1)), hot (expert 0 gets 8x the mean); each a point of its
     /// own at every rows per expert, which is then the mean. qmm: uniform only.

@@ -180,6 +180,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         },
         gather_shape: args.gather_shape.unwrap_or(ops_points::QWEN3_30B_A3B),
         rows: or(&args.rows, &ops_points::ROWS_PER_EXPERT),
+        rows_per_graph: args.rows_per_graph,
         routings: args.routing.clone(),
         dtypes: args.dtypes.clone(),
         softmax_shapes: if args.softmax_shapes.is_empty() {

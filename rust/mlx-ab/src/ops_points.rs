@@ -10,6 +10,9 @@ use serde::Serialize;
 /// affine takes qmm_sm80 in both builds (a control).
 pub const MODES: [&str; 4] = ["mxfp4", "nvfp4", "mxfp8", "affine4"];
 pub const ROWS_PER_EXPERT: [u64; 9] = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+/// Rows per expert per timed graph, in calls of a point's rows: enough calls that one timing
+/// spans milliseconds, not launch latency.
+pub const ROWS_PER_GRAPH: u64 = 32;
 pub use mlx_ab_protocol::ops::QWEN3_30B_A3B;
 pub const PROJECTIONS: [&str; 2] = ["up", "down"];
 /// op-bench's attention head dimension.
@@ -67,6 +70,9 @@ pub struct SweepOptions {
     pub modes: Vec<String>,
     pub gather_shape: [u64; 3],
     pub rows: Vec<u64>,
+    /// gather_qmm's and qmm's calls per timed graph: as many as make this many rows per expert
+    /// in all, at least one.
+    pub rows_per_graph: u64,
     /// gather_qmm's expert loads (qmm has no experts: uniform only).
     pub routings: Vec<Routing>,
     /// gather_qmm's and qmm's activation dtypes.
@@ -163,6 +169,7 @@ pub fn gather_points(
     modes: &[String],
     shape: [u64; 3],
     rows: &[u64],
+    rows_per_graph: u64,
     routings: &[Routing],
     dtypes: &[String],
 ) -> Vec<Point> {
@@ -195,9 +202,7 @@ pub fn gather_points(
                         },
                         args: request.to_string(),
                         request,
-                        // Enough calls per graph that one timing spans milliseconds, not launch
-                        // latency.
-                        calls: (32 / r).max(1),
+                        calls: (rows_per_graph / r).max(1),
                         flops: 2 * experts * r * hidden * width,
                         bytes: None,
                         shape: (shape != QWEN3_30B_A3B).then_some(shape),
@@ -278,6 +283,7 @@ pub fn points(o: &SweepOptions) -> Vec<Point> {
                 &o.modes,
                 o.gather_shape,
                 &o.rows,
+                o.rows_per_graph,
                 &o.routings,
                 &o.dtypes,
             )),
@@ -333,6 +339,7 @@ mod tests {
             modes: MODES.iter().map(|m| m.to_string()).collect(),
             gather_shape: QWEN3_30B_A3B,
             rows: ROWS_PER_EXPERT.to_vec(),
+            rows_per_graph: ROWS_PER_GRAPH,
             routings: vec![Routing::Uniform],
             dtypes: vec!["bfloat16".into()],
             softmax_shapes: SOFTMAX_SHAPES.to_vec(),
@@ -410,6 +417,19 @@ mod tests {
         assert_eq!(p.args, "gather_qmm affine4 up 4 32 512 512");
         assert_eq!(p.label(), "gather_qmm affine4 up r=4 E=32 H=512 W=512");
         assert_eq!((p.shape, p.calls), (Some([32, 512, 512]), 8));
+        // More rows per graph: more calls at every rows per expert, one at least; the point's
+        // request and work stay those of one call.
+        let calls = |rows_per_graph, rows: Vec<u64>| -> Vec<u64> {
+            let o = SweepOptions { rows_per_graph, rows, ..small.clone() };
+            points(&o).iter().filter(|p| p.label().contains(" up ")).map(|p| p.calls).collect()
+        };
+        assert_eq!(calls(1024, vec![1, 4, 256, 1024, 2048]), [1024, 256, 4, 1, 1]);
+        assert_eq!(calls(1, vec![1, 256]), [1, 1]);
+        let wide = SweepOptions { rows_per_graph: 1024, ..small.clone() };
+        assert_eq!(
+            (points(&wide)[0].args.as_str(), points(&wide)[0].flops),
+            (p.args.as_str(), p.flops)
+        );
         // qmm takes gather_qmm's arguments, and the flops of that gather.
         let both = SweepOptions {
             sweeps: vec![Sweep::Qmm, Sweep::GatherQmm],
@@ -514,7 +534,15 @@ mod tests {
         assert!(steps.iter().any(|p| is_control(&p.args)), "no control");
         assert!(!is_control(&steps[0].args) && !is_control(&graphs[0].args));
         let bf16 = ["bfloat16".into()];
-        let dense = gather_points("qmm", &["affine4".into()], QWEN3_30B_A3B, &[1], &[], &bf16);
+        let dense = gather_points(
+            "qmm",
+            &["affine4".into()],
+            QWEN3_30B_A3B,
+            &[1],
+            ROWS_PER_GRAPH,
+            &[],
+            &bf16,
+        );
         assert!(is_control(&dense[0].args));
         let all = points(&defaults(Sweep::All));
         assert!(all.iter().all(|p| p.op != "graph" && p.op != "sdpa_grad"));
