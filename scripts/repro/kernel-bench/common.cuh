@@ -23,6 +23,27 @@
 // bfloat16 x 4-bit affine weights, groups of 64: the MoE checkpoints' mode.
 constexpr int kGroupSize = 64;
 
+// The expert projections of MoE checkpoints, as their configs give them.
+// Every N a multiple of 128 and every K of 128, as the series' rhs kernel and
+// the grouped Hopper experiment take.
+struct MoeShape {
+  const char* name;
+  int experts, hidden, intermediate;
+  // The up projection maps hidden to intermediate, the down one back.
+  int k(bool up) const {
+    return up ? hidden : intermediate;
+  }
+  int n(bool up) const {
+    return up ? intermediate : hidden;
+  }
+};
+constexpr MoeShape kMoeShapes[] = {
+    {"Qwen3-30B-A3B", 128, 2048, 768},
+    {"Qwen3-235B-A22B", 128, 4096, 1536},
+    {"DeepSeek-V2-Lite", 64, 2048, 1408},
+    {"Mixtral-8x7B", 8, 4096, 14336},
+};
+
 // One problem: experts x rows_per_expert rows of K, N out-features each.
 struct Problem {
   int experts, rows_per_expert, k, n;

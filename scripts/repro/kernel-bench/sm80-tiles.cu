@@ -18,22 +18,9 @@
 #include "harness.cuh"
 
 int main() {
-  struct Model {
-    const char* name;
-    int experts, hidden, intermediate;
-  };
-  // Expert counts and sizes as the checkpoints' configs give them; every N a
-  // multiple of 128 and every K of 64, as the rhs kernel takes.
-  const Model models[] = {
-      {"Qwen3-30B-A3B", 128, 2048, 768},
-      {"Qwen3-235B-A22B", 128, 4096, 1536},
-      {"DeepSeek-V2-Lite", 64, 2048, 1408},
-      {"Mixtral-8x7B", 8, 4096, 14336},
-  };
-  for (const Model& m : models) {
+  for (const MoeShape& m : kMoeShapes) {
     for (bool up : {true, false}) {
-      int k = up ? m.hidden : m.intermediate;
-      int n = up ? m.intermediate : m.hidden;
+      int k = m.k(up), n = m.n(up);
       for (int rows : {2, 3, 4, 8}) {
         std::printf(
             "# %s %s: experts=%d rows_per_expert=%d k=%d n=%d\n",
@@ -52,10 +39,9 @@ int main() {
     }
   }
   // Decode: 1, 2 and 4 tokens' top-8 rows, each row its own expert.
-  for (const Model& m : {models[0], models[1]}) {
+  for (const MoeShape& m : {kMoeShapes[0], kMoeShapes[1]}) {
     for (bool up : {true, false}) {
-      int k = up ? m.hidden : m.intermediate;
-      int n = up ? m.intermediate : m.hidden;
+      int k = m.k(up), n = m.n(up);
       for (int tokens : {1, 2, 4}) {
         std::printf(
             "# %s %s, decode: tokens=%d rows=%d k=%d n=%d\n",

@@ -1,13 +1,15 @@
 // The grouped Hopper experiment (scripts/repro/experiments/
 // gather-qmm-sm90-grouped.patch) alone, without an MLX build: its setup and
 // GEMM kernels launched as its gather_qmm_sm90_launch launches them, against
-// the series' kernel at these calls (0004's rhs kernel at 0006's tile): 128
-// experts of bfloat16 x 4-bit weights (groups of 64) at 16 to 256 rows each,
-// the experiment's tile of rows that of MLX's dispatch (gather_qmm_sm90.cu).
+// the series' kernel at these calls (0004's rhs kernel at 0006's tile):
+// bfloat16 x 4-bit weights (groups of 64) of four MoE checkpoints' expert
+// shapes (common.cuh), Qwen3-30B-A3B's at 16 to 256 rows per expert, the
+// others' at 64 to 256, the experiment's tile of rows that of MLX's dispatch
+// (gather_qmm_sm90.cu).
 // Not in its calls' time: the N-major copy of scales and biases the
-// experiment makes first (12.6 MB each way here). Built by ./run, once per
-// tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc compiles the
-// kernels in parallel.
+// experiment makes first (12.6 MB each way for Qwen3-30B-A3B). Built by ./run,
+// once per tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc
+// compiles the kernels in parallel.
 
 #include "common.cuh"
 
@@ -19,14 +21,37 @@ Kernel sm90_grouped(const Problem& p, const Operands& o);
 #include "harness.cuh"
 
 int main() {
-  // Qwen3-30B-A3B's expert projections: up (K 2048, N 768) and down.
-  for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
-    Entry baseline{"series-rhs", series::rhs};
-    compare({128, 16, k, n}, {baseline, {"sm90", sm90_grouped<16>}});
-    compare({128, 32, k, n}, {baseline, {"sm90", sm90_grouped<32>}});
-    compare({128, 64, k, n}, {baseline, {"sm90", sm90_grouped<64>}});
-    compare({128, 128, k, n}, {baseline, {"sm90", sm90_grouped<128>}});
-    compare({128, 256, k, n}, {baseline, {"sm90", sm90_grouped<256>}});
+  // The kernel MLX's dispatch takes at these rows per expert: its tile of rows
+  // (gather_qmm_sm90.cu's; 16 is below its threshold, timed to show why).
+  auto grouped = [](int rows) -> Entry {
+    switch (rows) {
+      case 16:
+        return {"sm90", sm90_grouped<16>};
+      case 32:
+        return {"sm90", sm90_grouped<32>};
+      case 64:
+        return {"sm90", sm90_grouped<64>};
+      case 128:
+        return {"sm90", sm90_grouped<128>};
+      default:
+        return {"sm90", sm90_grouped<256>};
+    }
+  };
+  // Qwen3-30B-A3B's at 16-256 rows per expert, the other checkpoints' at the
+  // prefill rows where it is for.
+  for (const MoeShape& m : kMoeShapes) {
+    bool qwen3_30b = &m == &kMoeShapes[0];
+    std::vector<int> all_rows = qwen3_30b ? std::vector{16, 32, 64, 128, 256}
+                                          : std::vector{64, 128, 256};
+    for (bool up : {true, false}) {
+      for (int rows : all_rows) {
+        std::printf(
+            "# %s %s: experts=%d\n", m.name, up ? "up" : "down", m.experts);
+        compare(
+            {m.experts, rows, m.k(up), m.n(up)},
+            {{"series-rhs", series::rhs}, grouped(rows)});
+      }
+    }
   }
 }
 
