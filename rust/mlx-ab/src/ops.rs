@@ -278,6 +278,7 @@ pub fn main(args: OpsArgs) -> Result<ExitCode, String> {
         quantiles: "Hyndman-Fan type 7",
         order: schedule::order_string(args.pairs),
         fresh_workers: args.fresh_workers,
+        rows_per_graph: args.rows_per_graph,
     };
     let md = ops_report::markdown(&outcome.results, &meta);
     println!("{md}");

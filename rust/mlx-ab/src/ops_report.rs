@@ -67,6 +67,9 @@ pub struct Meta {
     /// Each pair timed in worker processes of its own (`--fresh-workers`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fresh_workers: bool,
+    /// gather_qmm's and qmm's calls per timed graph make this many rows per expert
+    /// (`--rows-per-graph`; each point's `calls` says how many calls that was).
+    pub rows_per_graph: u64,
 }
 
 #[derive(Serialize)]
@@ -129,7 +132,7 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
              (order statistics, coverage in parentheses: distribution-free, where a bootstrap of \
              few pairs is too narrow); identical: \
              output bits equal in every reply of both arms; graph points: ms per node. \
-             Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).",
+             Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).{}",
             meta.a,
             with_env(&meta.a_env),
             meta.b,
@@ -142,7 +145,17 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             meta.tool,
             meta.bootstrap_resamples,
             meta.quantiles,
-            meta.order
+            meta.order,
+            if meta.rows_per_graph == crate::ops_points::ROWS_PER_GRAPH {
+                String::new()
+            } else {
+                format!(
+                    " Calls per graph: as many as make {} rows per expert (`--rows-per-graph`), \
+                     not the default {}.",
+                    meta.rows_per_graph,
+                    crate::ops_points::ROWS_PER_GRAPH
+                )
+            }
         ),
         String::new(),
         "| point | A ms/call | B ms/call | A/B | 95% CI | exact CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |".into(),

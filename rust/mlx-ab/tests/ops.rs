@@ -290,6 +290,52 @@ fn dtypes_reach_the_requests_and_the_report() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("float64"));
 }
 
+/// `--rows-per-graph`: a gather point's requests ask for as many calls as make that many rows
+/// per expert (one at least), the report's meta and its Markdown say so, and 0 is refused.
+#[test]
+fn rows_per_graph_reaches_the_requests_and_the_report() {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("r.json");
+    let sweep = ["--sweep", "gather_qmm", "--modes", "affine4", "--only", "up r="];
+    let args = [&sweep[..], &["--gather-shape", "32:512:1024", "--rows", "4,256", "--pairs", "1"]]
+        .concat();
+    for (rows_per_graph, calls) in [(None, [8, 1]), (Some("1024"), [256, 4])] {
+        let (log, a, b) = logging_arms(&d.path().join(rows_per_graph.unwrap_or("default")));
+        let extra: Vec<&str> =
+            rows_per_graph.map(|r| vec!["--rows-per-graph", r]).unwrap_or_default();
+        let out = ops(&a, &b, &[&args[..], &extra[..]].concat(), &json).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+        let requests = std::fs::read_to_string(&log).unwrap();
+        for (r, c) in [4, 256].into_iter().zip(calls) {
+            // Per point and arm, a warm-up and one pair.
+            let asked = format!(r#""rows_per_expert":{r},"#);
+            let with_calls = format!(r#""calls":{c},"#);
+            let lines: Vec<&str> = requests.lines().filter(|l| l.contains(&asked)).collect();
+            assert_eq!(lines.len(), 4, "{requests}");
+            assert!(lines.iter().all(|l| l.contains(&with_calls)), "{requests}");
+        }
+        let report: Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+        let expected = rows_per_graph.map_or(32, |r| r.parse().unwrap());
+        assert_eq!(report["meta"]["rows_per_graph"].as_u64(), Some(expected), "{report}");
+        let points: Vec<u64> = report["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["calls"].as_u64().unwrap())
+            .collect();
+        assert_eq!(points, calls.map(|c| c as u64));
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(
+            stdout.contains("as many as make 1024 rows per expert"),
+            rows_per_graph.is_some()
+        );
+    }
+    let (_, a, b) = logging_arms(d.path());
+    let out =
+        ops(&a, &b, &[&args[..], &["--rows-per-graph", "0"]].concat(), &json).output().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+}
+
 #[test]
 fn a_spent_budget_leaves_the_later_points_out() {
     // Each point takes over a second (5 requests of 0.25 s, 4 of them in turn), so with a
