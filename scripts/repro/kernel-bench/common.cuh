@@ -84,7 +84,8 @@ T* device_array(size_t count) {
 }
 
 // The series' kernels at these calls (series.cu): the per-row qmm_sm80_kernel
-// (one row per matrix: stock's and the series' path at 1-2 rows per expert)
+// (one row per matrix: stock's and the series' affine path under 4 rows per
+// expert)
 // and 0004's rhs kernel at its tile (at least 4 rows per expert); the _n64
 // forms at a 64-feature tile, decode candidates, not the series'. ./run
 // compiles series.cu again for a variant of the series with this namespace
