@@ -44,9 +44,12 @@ constexpr MoeShape kMoeShapes[] = {
     {"Mixtral-8x7B", 8, 4096, 14336},
 };
 
-// One problem: experts x rows_per_expert rows of K, N out-features each.
+// One problem: experts x rows_per_expert rows of K, N out-features each, the
+// rows spread evenly over the experts or, skewed, as a router with hot and idle
+// experts spreads them (harness.cuh's rows_of_experts).
 struct Problem {
   int experts, rows_per_expert, k, n;
+  bool skewed = false;
   int rows() const {
     return experts * rows_per_expert;
   }

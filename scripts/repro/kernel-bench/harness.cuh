@@ -78,14 +78,39 @@ __global__ void reference(const Operands o, float* out, int k, int n) {
   out[size_t(r) * n + j] = acc;
 }
 
+// The rows of each expert. Skewed: Zipf-like loads (expert e's share 1 /
+// (e + 1)), every fifth expert idle, the rows the shares leave to expert 0; a
+// prefill's routing is uneven like this, and the grouped kernel's problems
+// then differ in size and some are empty.
+std::vector<int> rows_of_experts(const Problem& p) {
+  std::vector<int> rows(p.experts, p.rows_per_expert);
+  if (!p.skewed) {
+    return rows;
+  }
+  double shares = 0;
+  for (int e = 0; e < p.experts; ++e) {
+    shares += e % 5 == 4 ? 0 : 1.0 / (e + 1);
+  }
+  int left = p.rows();
+  for (int e = p.experts - 1; e >= 0; --e) {
+    rows[e] = e % 5 == 4 ? 0 : int(p.rows() / (e + 1) / shares);
+    left -= e ? rows[e] : 0;
+  }
+  rows[0] = left;
+  return rows;
+}
+
 Operands make_operands(const Problem& p) {
   int rows = p.rows();
   size_t weights = size_t(p.experts) * p.n * p.k / 2;
   size_t scale_count = size_t(p.experts) * p.n * (p.k / kGroupSize);
-  std::vector<uint32_t> lhs(rows), rhs(rows);
+  std::vector<uint32_t> lhs(rows), rhs;
   for (int r = 0; r < rows; ++r) {
     lhs[r] = r;
-    rhs[r] = r / p.rows_per_expert;
+  }
+  std::vector<int> loads = rows_of_experts(p);
+  for (int e = 0; e < p.experts; ++e) {
+    rhs.insert(rhs.end(), loads[e], e);
   }
   Operands o{
       device_array<uint32_t>(rows),
@@ -238,11 +263,12 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     double best = best_of(i);
     std::printf(
-        "%s rows_per_expert=%d k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
+        "%s rows_per_expert=%d%s k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
         "tbps=%.2f max_error_over_rms=%.3g %s values_differing_from_first=%zu "
         "rounds_ms=",
         entries[i].name,
         p.rows_per_expert,
+        p.skewed ? " (mean, skewed)" : "",
         p.k,
         p.n,
         best,

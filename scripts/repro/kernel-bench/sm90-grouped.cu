@@ -5,7 +5,7 @@
 // bfloat16 x 4-bit weights (groups of 64) of four MoE checkpoints' expert
 // shapes (common.cuh), Qwen3-30B-A3B's at 16 to 256 rows per expert, the
 // others' at 64 to 256, the experiment's tile of rows that of MLX's dispatch
-// (gather_qmm_sm90.cu).
+// (gather_qmm_sm90.cu); and Qwen3-30B-A3B's with skewed rows.
 // Not in its calls' time: the N-major copy of scales and biases the
 // experiment makes first (12.6 MB each way for Qwen3-30B-A3B). Built by ./run,
 // once per tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc
@@ -37,6 +37,18 @@ int main() {
         return {"sm90", sm90_grouped<256>};
     }
   };
+  // Qwen3-30B-A3B's with the rows skewed over the experts, some idle, as a
+  // prefill routes them (unequal and empty groups), first.
+  const MoeShape& a3b = kMoeShapes[0];
+  for (bool up : {true, false}) {
+    for (int rows : {32, 128}) {
+      std::printf(
+          "# %s %s, skewed: experts=%d\n", a3b.name, up ? "up" : "down", a3b.experts);
+      compare(
+          {a3b.experts, rows, a3b.k(up), a3b.n(up), true},
+          {{"series-rhs", series::rhs}, grouped(rows)});
+    }
+  }
   // Qwen3-30B-A3B's at 16-256 rows per expert, the other checkpoints' at the
   // prefill rows where it is for.
   for (const MoeShape& m : kMoeShapes) {
