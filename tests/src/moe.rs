@@ -255,9 +255,8 @@ impl Case {
     }
 }
 
-/// The sorted gather_qmm of `seed`'s case on [`crate::device`], and on the CPU also the dense
-/// quantized_matmul of the same x with the first expert's weights (the gather-qmm-tiles patch
-/// sends its affine rows through the gather path's tiles; on CUDA no patch changes it).
+/// The sorted gather_qmm of `seed`'s case on [`crate::device`], and the dense quantized_matmul
+/// of the same x with the first expert's weights.
 pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
     evaluate_marked(seed, true)
 }
@@ -286,28 +285,27 @@ fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
     let inputs = case.inputs()?;
     let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
     let y = case.product(&inputs, &inputs.x, &rhs, sorted)?;
-    let mut outputs = vec![output(&y)?];
-    if !gpu {
-        let first = |a: &Array| -> Result<Array> {
-            let mut stop = a.shape();
-            stop[0] = 1;
-            let start = vec![0; stop.len()];
-            let unit = vec![1; stop.len()];
-            squeeze_axes(&slice(a, &start, &stop, &unit)?, &[0])
-        };
-        let Inputs { w, scales, biases, x, .. } = &inputs;
-        let biases = biases.as_ref().map(first).transpose()?;
-        let dense = quantized_matmul(
-            x,
-            &first(w)?,
-            &first(scales)?,
-            biases.as_ref(),
-            case.transpose,
-            case.quant.params(),
-        )?;
-        outputs.push(output(&dense)?);
-    }
-    Ok(outputs)
+    // The dense product of the same x by the first expert's weights: on the CPU the
+    // gather-qmm-tiles patch tiles it too; on CUDA no patch of the series changes it, but
+    // experiments do (qmm-sm90-aot.patch sends group-wise products to qmm_sm90).
+    let first = |a: &Array| -> Result<Array> {
+        let mut stop = a.shape();
+        stop[0] = 1;
+        let start = vec![0; stop.len()];
+        let unit = vec![1; stop.len()];
+        squeeze_axes(&slice(a, &start, &stop, &unit)?, &[0])
+    };
+    let Inputs { w, scales, biases, x, .. } = &inputs;
+    let biases = biases.as_ref().map(first).transpose()?;
+    let dense = quantized_matmul(
+        x,
+        &first(w)?,
+        &first(scales)?,
+        biases.as_ref(),
+        case.transpose,
+        case.quant.params(),
+    )?;
+    Ok(vec![output(&y)?, output(&dense)?])
 }
 
 /// `seeds` grouped by their case's quantization (mode, bits, group size), groups in order of

@@ -1,7 +1,8 @@
 //! Sorted gather_qmm (the mixture-of-experts expert product) must give stock MLX's outputs: the
 //! gather-qmm-tiles patch on the CPU (which also tiles dense quantized_matmul, each case's
-//! second output on the CPU), affine-gather-rhs and gather-qmm-tiles-cuda on CUDA change which
-//! kernel runs and how rows are tiled, not what is computed. Seeded cases
+//! second output; on CUDA experiments change that one: qmm-sm90-aot.patch),
+//! affine-gather-rhs and gather-qmm-tiles-cuda on CUDA change which kernel runs and how rows
+//! are tiled, not what is computed. Seeded cases
 //! (`mlx_tests::moe`: every mode, bit width, group size, float dtype and orientation, x with
 //! NaN, +-inf and -0 in four layouts, rows routed uniformly, Zipf-like or to one hot expert,
 //! some at Qwen3-30B-A3B's expert shapes) are evaluated here and by `graph-eval moe` built
