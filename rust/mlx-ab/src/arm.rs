@@ -15,6 +15,10 @@ pub struct ArmSpec {
     pub src: Option<PathBuf>,
     /// Patch files applied after the series (`MLX_EXTRA_PATCHES`).
     pub extra_patches: Vec<PathBuf>,
+    /// `KEY=VALUE` variables set for this arm's worker alone (`--a-env` / `--b-env`): run-time
+    /// switches, not part of the build.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub env: Vec<String>,
 }
 
 /// `all`, `none`, or a comma-separated list of patch ids (those of `patches/series`).
@@ -47,7 +51,19 @@ impl ArmSpec {
             }
             extra_patches.push(file);
         }
-        Ok(ArmSpec { patches, src, extra_patches })
+        Ok(ArmSpec { patches, src, extra_patches, env: Vec::new() })
+    }
+
+    /// The arm with `env` set for its worker alone.
+    pub fn with_env(mut self, env: &[(String, String)]) -> Self {
+        self.env = crate::ops::env_strings(env);
+        self
+    }
+
+    /// The worker's share of [`Self::env`], as a process takes it.
+    pub fn worker_env(&self) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+        let pair = |e: &String| e.split_once('=').map(|(k, v)| (k.into(), v.into()));
+        self.env.iter().filter_map(pair).collect()
     }
 
     /// The arm as it ran: a prebuilt arm takes no `--*-extra-patch`, so its extra patches are
@@ -60,7 +76,8 @@ impl ArmSpec {
         self
     }
 
-    /// Short human label: `stock`, `all patches`, `fused-causal-softmax + fix.patch`, `... @ /path`.
+    /// Short human label: `stock`, `all patches`, `fused-causal-softmax + fix.patch`, `... @ /path`,
+    /// `... with `KEY=VALUE``.
     pub fn label(&self) -> String {
         let mut parts = Vec::new();
         match self.patches.len() {
@@ -75,7 +92,7 @@ impl ArmSpec {
         if let Some(src) = &self.src {
             label.push_str(&format!(" @ {}", src.display()));
         }
-        label
+        label + &crate::ops_report::with_env(&self.env)
     }
 
     pub fn cargo_features(&self) -> String {

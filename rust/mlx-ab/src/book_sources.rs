@@ -237,6 +237,15 @@ struct ArmsJson {
 struct ArmJson {
     device: String,
     mlx: MlxJson,
+    #[serde(default)]
+    spec: SpecJson,
+}
+
+/// What the arm asked for beyond its build: variables for its worker alone (`--b-env`).
+#[derive(Deserialize, Default)]
+struct SpecJson {
+    #[serde(default)]
+    env: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -518,10 +527,17 @@ pub fn read(root: &Path) -> Result<Sources, String> {
         for (file, entry, mut source) in folder(root, f, &series)? {
             let json: E2eJson = read_json(&file)?;
             source.date = json.provenance.date.chars().take(10).collect();
-            for (arm, patches) in [("A", &json.arms.a.mlx.patches), ("B", &json.arms.b.mlx.patches)]
-            {
-                resolve_patches(&patches.join(","), &source.series, &source.path)
+            for (arm, side) in [("A", &json.arms.a), ("B", &json.arms.b)] {
+                resolve_patches(&side.mlx.patches.join(","), &source.series, &source.path)
                     .map_err(|e| format!("{e} (arm {arm}); is its commit right?"))?;
+                if !side.spec.env.is_empty() {
+                    return Err(format!(
+                        "{}: arm {arm} ran with {} set for it alone: a run-time switch, not a \
+                         series; keep this report out of the book's folders",
+                        source.path,
+                        side.spec.env.join(", ")
+                    ));
+                }
             }
             no_op_fields(&entry, &source.path)?;
             e2e.push(E2eRun {

@@ -342,6 +342,15 @@ pub struct ArmA {
         conflicts_with_all = ["a_src", "a_extra_patch"]
     )]
     pub prebuilt: Option<PathBuf>,
+    /// An environment variable for arm A's worker alone (repeatable): with both arms one
+    /// build, this times a run-time switch (an experiment's) end to end; the report names it.
+    #[arg(
+        id = "a_env",
+        value_name = "KEY=VALUE",
+        long = "a-env",
+        value_parser = crate::ops_worker::parse_env_assignment
+    )]
+    pub env: Vec<(String, String)>,
 }
 
 /// Arm B: the candidate.
@@ -365,6 +374,15 @@ pub struct ArmB {
         conflicts_with_all = ["b_src", "b_extra_patch"]
     )]
     pub prebuilt: Option<PathBuf>,
+    /// An environment variable for arm B's worker alone (repeatable): with both arms one
+    /// build, this times a run-time switch (an experiment's) end to end; the report names it.
+    #[arg(
+        id = "b_env",
+        value_name = "KEY=VALUE",
+        long = "b-env",
+        value_parser = crate::ops_worker::parse_env_assignment
+    )]
+    pub env: Vec<(String, String)>,
 }
 
 #[cfg(test)]

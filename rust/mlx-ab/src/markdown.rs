@@ -284,9 +284,10 @@ fn arm_line(md: &mut String, name: &str, arm: &ArmReport) {
     } else {
         format!(", extra patches: {}", mlx.extra_patches.join(", "))
     };
+    let env = crate::ops_report::with_env(&arm.spec.env);
     let _ = writeln!(
         md,
-        "- {name}: MLX {} ({} source, digest `{}`), patches: {patches}{extra}; build `{}`; on {}; \
+        "- {name}: MLX {} ({} source, digest `{}`), patches: {patches}{extra}{env}; build `{}`; on {}; \
          MLX code from `{}` ({} worker `{}`)",
         mlx.mlx_version,
         mlx.source,

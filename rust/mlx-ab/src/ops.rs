@@ -163,7 +163,7 @@ fn measure(
 }
 
 /// `KEY=VALUE` strings of an arm's own environment, for the report.
-fn env_strings(env: &[(String, String)]) -> Vec<String> {
+pub(crate) fn env_strings(env: &[(String, String)]) -> Vec<String> {
     env.iter().map(|(key, value)| format!("{key}={value}")).collect()
 }
 

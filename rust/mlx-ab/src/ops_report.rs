@@ -114,7 +114,7 @@ pub fn progress_line(r: &PointResult, seconds: f64) -> String {
 }
 
 /// ` with `K=V`, `K2=V2``: an arm's own environment, or nothing.
-fn with_env(env: &[String]) -> String {
+pub(crate) fn with_env(env: &[String]) -> String {
     if env.is_empty() {
         return String::new();
     }

@@ -27,12 +27,15 @@ pub fn main(args: RunArgs) -> Result<ExitCode, String> {
         parse_patch_list(&args.a.patches)?,
         args.a.src.clone(),
         args.a.extra_patch.clone(),
-    )?;
+    )?
+    .with_env(&args.a.env);
     let spec_b = ArmSpec::new(
         parse_patch_list(&args.b.patches)?,
         args.b.src.clone(),
         args.b.extra_patch.clone(),
-    )?;
+    )?
+    .with_env(&args.b.env);
+    check_arm_env(&args)?;
     // Report paths and prebuilt layouts are checked before anything is built or written.
     for path in [&args.report.json, &args.report.md].into_iter().flatten() {
         run_report::check_writable(path)?;
@@ -125,6 +128,20 @@ fn check_deterministic_runs(args: &RunArgs) -> Result<(), String> {
     Ok(())
 }
 
+/// An arm's own variable must not be one deterministic mode sets: the mode would override it
+/// while the report named it.
+fn check_arm_env(args: &RunArgs) -> Result<(), String> {
+    let knobs = deterministic::env(args.deterministic);
+    for (flag, env) in [("--a-env", &args.a.env), ("--b-env", &args.b.env)] {
+        if let Some((key, _)) =
+            env.iter().find(|(key, _)| knobs.iter().any(|(k, _)| k == key.as_str()))
+        {
+            return Err(format!("{flag} {key}: --deterministic sets {key} in both arms"));
+        }
+    }
+    Ok(())
+}
+
 /// The arm's worker: prebuilt, or built by cargo from this workspace.
 fn obtain(spec: &ArmSpec, prebuilt: Option<Prebuilt>, name: &str) -> Result<ArmBinary, String> {
     match prebuilt {
@@ -144,6 +161,7 @@ fn run_arms(
 ) -> Result<(Tally, Ready, Ready, Vec<String>), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready, Option<String>), String> {
         let mut env = ptx_cache::worker_env(binaries[i])?;
+        env.extend(specs[i].worker_env());
         env.extend(deterministic::env(args.deterministic));
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =

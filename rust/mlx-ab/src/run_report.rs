@@ -273,7 +273,7 @@ pub(crate) mod tests {
 
     pub(crate) fn arm_run() -> ArmRun {
         ArmRun {
-            spec: ArmSpec { patches: vec![], src: None, extra_patches: vec![] },
+            spec: ArmSpec { patches: vec![], src: None, extra_patches: vec![], env: vec![] },
             binary: ArmBinary {
                 binary: PathBuf::from("/arm/bin/mlx-ab-worker"),
                 env: vec![],

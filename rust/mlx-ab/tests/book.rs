@@ -424,6 +424,21 @@ fn a_raw_file_without_a_manifest_entry_is_an_error() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("has no series in reports/series.json"));
 }
 
+/// A run whose arm had a variable of its own (`mlx-ab run --b-env`) timed a run-time switch, not
+/// its series: the book refuses it rather than show it as the series' figure.
+#[test]
+fn a_run_with_an_arm_variable_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    edit_json(&dir.path().join("reports/h200/e2e/new.json"), |run| {
+        run["arms"]["B"]["spec"] = json!({"patches": [], "env": ["MLX_QMM_SM90=off"]});
+    });
+    let out = book(dir.path(), true);
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("new.json: arm B ran with MLX_QMM_SM90=off set for it alone"), "{err}");
+}
+
 /// Every series recorded in `reports/series.json` is what git history holds at that commit.
 #[test]
 fn recorded_series_match_git_history() {

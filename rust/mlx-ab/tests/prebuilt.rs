@@ -237,6 +237,42 @@ fn deterministic_mode_reaches_the_workers_and_says_it_does_not_apply_on_the_cpu(
     );
 }
 
+/// `--b-env`: the variable reaches arm B's worker alone (each worker's own report of its
+/// environment says so), and the report names it with the arm; one deterministic mode sets is
+/// refused before anything runs.
+#[test]
+fn an_arm_variable_reaches_that_arm_alone_and_the_report_names_it() {
+    let scratch = Scratch::new("arm-env");
+    let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .args(["--b-env", "MLX_QMM_SM90=off", "--json"])
+        .arg(&json)
+        .arg("--md")
+        .arg(&md)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(r["arms"]["B"]["mlx"]["environment"]["MLX_QMM_SM90"], "off");
+    assert!(r["arms"]["A"]["mlx"]["environment"].get("MLX_QMM_SM90").is_none(), "{r}");
+    assert_eq!(r["arms"]["B"]["spec"]["env"], serde_json::json!(["MLX_QMM_SM90=off"]));
+    assert!(r["arms"]["A"]["spec"].get("env").is_none(), "{r}");
+    let markdown = std::fs::read_to_string(&md).unwrap();
+    assert!(markdown.contains("with `MLX_QMM_SM90=off` (B)"), "{markdown}");
+
+    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
+        .args(["--deterministic", "--b-env", "MLX_CUDA_USE_CUDNN_SDPA=1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{}", describe(&output));
+    assert!(
+        stderr(&output).contains("--b-env MLX_CUDA_USE_CUDNN_SDPA: --deterministic sets"),
+        "{}",
+        describe(&output)
+    );
+}
+
 /// Whether a live process runs the executable `exe` (compared through /proc/PID/exe).
 fn a_process_runs(exe: &Path) -> bool {
     let exe = exe.canonicalize().unwrap();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: warm and e2e, over the lines of $E2E_MATRIX
-# [scripts/gpu/e2e-matrix.tsv] (name preset prompt chunk gen B pairs).
+# [scripts/gpu/e2e-matrix.tsv] (name preset prompt chunk gen B pairs [B-ENV]: KEY=VALUE,... set
+# for arm B's worker alone, `mlx-ab run --b-env`).
 #   warm  each arm's JIT kernels for the matrix's workloads compiled before anything is timed
 #   e2e   mlx-ab run for each line not yet done, as long as the budget lasts, $E2E_ARGS added
 #         (e.g. --deterministic): e2e/NAME.{json,md}, e2e.md
@@ -13,8 +14,8 @@
 run_warm() {
   local matrix=${E2E_MATRIX:-scripts/gpu/e2e-matrix.tsv} arm preset prompt chunk jobs=()
   local arms loads
-  arms=$(awk '!/^#/ && NF == 7 {print $6}' "$matrix" | sort -u | grep -vx stock)
-  loads=$(awk '!/^#/ && NF == 7 {print $2, $3, $4}' "$matrix" | sort -u)
+  arms=$(awk '!/^#/ && NF >= 7 {print $6}' "$matrix" | sort -u | grep -vx stock)
+  loads=$(awk '!/^#/ && NF >= 7 {print $2, $3, $4}' "$matrix" | sort -u)
   rm -f "$LOGS"/warm-*.txt
   for preset in $(awk '{print $1}' <<< "$loads" | sort -u); do make_model "$preset" || return 2; done
   for arm in stock $arms; do
@@ -43,18 +44,19 @@ run_warm() {
   ((rc == 0)) || { say "warm: an arm failed or ran out of time; call again"; return 3; }
 }
 
-# One mlx-ab run per matrix line (name preset prompt chunk gen B pairs), each skipped once
+# One mlx-ab run per matrix line (name preset prompt chunk gen B pairs [B-ENV]), each skipped once
 # its report exists; a run the budget cannot hold (a generous guess from the last one) waits
 # for the next call. e2e.md: one row per finished run.
 run_e2e() {
   local matrix=${E2E_MATRIX:-scripts/gpu/e2e-matrix.tsv} dir=$LOGS/e2e last=0 rc=0
-  local name preset prompt chunk gen b pairs
+  local name preset prompt chunk gen b pairs b_env e
   mkdir -p "$dir"
-  while read -r name preset prompt chunk gen b pairs; do
+  while read -r name preset prompt chunk gen b pairs b_env; do
     [[ -z $name || $name == \#* || -f $dir/$name.json ]] && continue
     [[ -d $WORK/arms/$b ]] || { say "e2e $name: arm $b not built; skipped"; continue; }
     if (($(left) < 2 * last + 60)); then say "e2e $name: too little time left; call again"; rc=3; break; fi
     local args=(--preset "$preset" --prompt-len "$prompt" --prefill-chunk "$chunk" --gen-len "$gen" --pairs "$pairs")
+    for e in ${b_env//,/ }; do args+=(--b-env "$e"); done
     local t0=$(date +%s)
     say "e2e $name: ${args[*]}"
     ab_run "$b" --device "$RUN_DEVICE" "${args[@]}" ${E2E_ARGS:-} --json "$dir/$name.json.part" \

@@ -43,7 +43,10 @@ int main() {
   for (bool up : {true, false}) {
     for (int rows : {32, 128}) {
       std::printf(
-          "# %s %s, skewed: experts=%d\n", a3b.name, up ? "up" : "down", a3b.experts);
+          "# %s %s, skewed: experts=%d\n",
+          a3b.name,
+          up ? "up" : "down",
+          a3b.experts);
       compare(
           {a3b.experts, rows, a3b.k(up), a3b.n(up), true},
           {{"series-rhs", series::rhs}, grouped(rows)});
