@@ -20,7 +20,7 @@ def main(folder):
         w, a, r = d["workload"], d["arms"]["A"], d["ratio"]
         mlx = d["arms"]["B"]["mlx"]
         b = " + ".join([",".join(mlx["patches"]) or "none"] + mlx.get("extra_patches", []))
-        env = d["arms"]["B"]["spec"].get("env", [])
+        env = d["arms"]["B"].get("spec", {}).get("env", [])
         b += "".join(f" with {e}" for e in env)
         shape = f'{w["prompt_len"]} / {w["prefill_chunk"]} / {w["gen_len"]}'
         print(f'| {path.stem} | {w["preset"]} | {shape} | {b} | {d["verdict"]} | '

@@ -254,8 +254,10 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
     }
   }
   double flops = 2.0 * p.rows() * p.k * double(p.n);
-  double bytes = double(p.experts) * p.n * p.k / 2 + // 4-bit weights
-      2.0 * p.experts * p.n * (p.k / kGroupSize) * 2 + // scales and biases
+  std::vector<int> loads = rows_of_experts(p);
+  double used = loads.size() - std::count(loads.begin(), loads.end(), 0);
+  double bytes = used * p.n * p.k / 2 + // 4-bit weights of the experts used
+      2.0 * used * p.n * (p.k / kGroupSize) * 2 + // their scales and biases
       double(p.rows()) * (p.k + p.n) * 2; // x and out, bfloat16
   auto best_of = [&](size_t i) {
     return *std::min_element(ms[i].begin(), ms[i].end());
