@@ -60,12 +60,6 @@ impl ArmSpec {
         self
     }
 
-    /// The worker's share of [`Self::env`], as a process takes it.
-    pub fn worker_env(&self) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
-        let pair = |e: &String| e.split_once('=').map(|(k, v)| (k.into(), v.into()));
-        self.env.iter().filter_map(pair).collect()
-    }
-
     /// The arm as it ran: a prebuilt arm takes no `--*-extra-patch`, so its extra patches are
     /// those its worker reports from the install (an experiment built with `mlx-build build
     /// --extra-patch`), named by file.

@@ -161,7 +161,8 @@ fn run_arms(
 ) -> Result<(Tally, Ready, Ready, Vec<String>), String> {
     let start = |i: usize, name: &str| -> Result<(Worker, Ready, Option<String>), String> {
         let mut env = ptx_cache::worker_env(binaries[i])?;
-        env.extend(specs[i].worker_env());
+        let own = [&args.a.env, &args.b.env][i];
+        env.extend(own.iter().map(|(key, value)| (key.into(), value.into())));
         env.extend(deterministic::env(args.deterministic));
         let timeout = (args.worker_timeout > 0).then(|| Duration::from_secs(args.worker_timeout));
         let (worker, ready) =

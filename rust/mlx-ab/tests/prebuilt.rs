@@ -144,18 +144,9 @@ fn info_says_where_mlx_is_and_that_there_is_no_gpu() {
 fn two_prebuilt_arms_run_without_cargo_or_workspace() {
     let scratch = Scratch::new("run");
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    let patches = own_patches();
-    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = run_prebuilt(&scratch, &a, &b, &patches)
-        .arg("--json")
-        .arg(&json)
-        .arg("--md")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let (r, markdown) =
+        run_expecting_reports(&scratch, run_prebuilt(&scratch, &a, &b, &own_patches()));
     assert!(!cargo_was_called(&scratch), "a prebuilt run must not call cargo");
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     assert_eq!(r["verdict"], "identical");
     assert_eq!(r["nondeterministic_arms"], serde_json::json!([]));
     for (name, dir) in [("A", &a), ("B", &b)] {
@@ -178,7 +169,6 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
     assert_eq!(nvidia["gpus"][0]["driver_version"], "550.54.15");
     assert_eq!(nvidia["cuda_version"], "12.4");
     assert_eq!(r["provenance"]["repo_commit"], "unknown", "no workspace was reachable");
-    let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("**Outputs identical** (on cpu)"), "{markdown}");
     assert!(
         markdown.contains("NVIDIA: 1x NVIDIA H200 (driver 550.54.15); CUDA 12.4"),
@@ -198,18 +188,10 @@ fn two_prebuilt_arms_run_without_cargo_or_workspace() {
 fn deterministic_mode_reaches_the_workers_and_says_it_does_not_apply_on_the_cpu() {
     let scratch = Scratch::new("deterministic");
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
-        .arg("--deterministic")
-        .arg("--json")
-        .arg(&json)
-        .arg("--md")
-        .arg(&md)
-        .env("MLX_CUDA_USE_CUDNN_SDPA", "1") // overridden by the mode, recorded as inherited
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
+    command.arg("--deterministic");
+    command.env("MLX_CUDA_USE_CUDNN_SDPA", "1"); // overridden by the mode, recorded as inherited
+    let (r, markdown) = run_expecting_reports(&scratch, command);
     assert_eq!(r["verdict"], "identical");
     for name in ["A", "B"] {
         let arm = &r["arms"][name];
@@ -222,7 +204,6 @@ fn deterministic_mode_reaches_the_workers_and_says_it_does_not_apply_on_the_cpu(
     assert_eq!(mode["knobs"][0]["name"], "MLX_CUDA_USE_CUDNN_SDPA");
     assert_eq!(mode["knobs"][0]["applies"], false);
     assert_eq!(mode["environment"]["MLX_CUDA_USE_CUDNN_SDPA"], "1");
-    let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("Verdict: `identical` (exit status 0)."), "{markdown}");
     assert!(
         markdown.contains("inherited: `MLX_CUDA_USE_CUDNN_SDPA=1` (overridden by the mode)"),
@@ -244,21 +225,13 @@ fn deterministic_mode_reaches_the_workers_and_says_it_does_not_apply_on_the_cpu(
 fn an_arm_variable_reaches_that_arm_alone_and_the_report_names_it() {
     let scratch = Scratch::new("arm-env");
     let (a, b) = (layout(&scratch, "arm-a"), layout(&scratch, "arm-b"));
-    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
-    let output = run_prebuilt(&scratch, &a, &b, &own_patches())
-        .args(["--b-env", "MLX_QMM_SM90=off", "--json"])
-        .arg(&json)
-        .arg("--md")
-        .arg(&md)
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
-    let r: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut command = run_prebuilt(&scratch, &a, &b, &own_patches());
+    command.args(["--b-env", "MLX_QMM_SM90=off"]);
+    let (r, markdown) = run_expecting_reports(&scratch, command);
     assert_eq!(r["arms"]["B"]["mlx"]["environment"]["MLX_QMM_SM90"], "off");
     assert!(r["arms"]["A"]["mlx"]["environment"].get("MLX_QMM_SM90").is_none(), "{r}");
     assert_eq!(r["arms"]["B"]["spec"]["env"], serde_json::json!(["MLX_QMM_SM90=off"]));
     assert!(r["arms"]["A"]["spec"].get("env").is_none(), "{r}");
-    let markdown = std::fs::read_to_string(&md).unwrap();
     assert!(markdown.contains("with `MLX_QMM_SM90=off` (B)"), "{markdown}");
 
     let output = run_prebuilt(&scratch, &a, &b, &own_patches())
@@ -280,6 +253,16 @@ fn a_process_runs(exe: &Path) -> bool {
         .unwrap()
         .flatten()
         .any(|p| std::fs::read_link(p.path().join("exe")).is_ok_and(|target| target == exe))
+}
+
+/// Runs `command` (an `mlx-ab run`) asking for both reports, expects exit 0; the JSON report
+/// and the Markdown one.
+fn run_expecting_reports(scratch: &Scratch, mut command: Command) -> (Value, String) {
+    let (json, md) = (scratch.path("report.json"), scratch.path("report.md"));
+    let output = command.arg("--json").arg(&json).arg("--md").arg(&md).output().unwrap();
+    assert_eq!(output.status.code(), Some(0), "{}", describe(&output));
+    let report = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (report, std::fs::read_to_string(&md).unwrap())
 }
 
 /// Runs `command` (an `mlx-ab run`) asking for both reports, expects exit 2 and neither report.
