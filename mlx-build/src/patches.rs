@@ -7,6 +7,15 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+/// The files a patch changes, as its `diff --git a/PATH b/PATH` lines name them (the `b/` side).
+pub fn touched_files(data: &[u8]) -> Vec<String> {
+    String::from_utf8_lossy(data)
+        .lines()
+        .filter_map(|l| l.strip_prefix("diff --git a/"))
+        .filter_map(|rest| rest.split_once(" b/").map(|(_, b)| b.to_string()))
+        .collect()
+}
+
 pub struct Patch {
     /// Series id (`gather-qmm-tiles`) or, for an extra patch, its file name.
     pub name: String,
@@ -107,4 +116,17 @@ pub fn apply_all(tree: &Path, selection: &Selection) -> Fallible<()> {
 /// A scratch repository so `git apply` patches this tree even when it sits inside another one.
 pub fn init_git(tree: &Path) -> Fallible<()> {
     run_command(Command::new("git").arg("-C").arg(tree).args(["init", "-q"]), "git init").map(drop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::touched_files;
+
+    #[test]
+    fn touched_files_are_the_b_sides_of_diff_lines() {
+        let patch = b"Subject: x\n\ndiff --git a/mlx/a.cpp b/mlx/a.cpp\n--- a/mlx/a.cpp\n\
+            +++ b/mlx/a.cpp\n@@ -1 +1 @@\n-a\n+b\ndiff --git a/tests/t.cpp b/tests/t.cpp\n";
+        assert_eq!(touched_files(patch), ["mlx/a.cpp", "tests/t.cpp"]);
+        assert!(touched_files(b"no diff").is_empty());
+    }
 }

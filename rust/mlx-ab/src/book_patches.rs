@@ -3,7 +3,7 @@
 //! README's summary.
 
 use crate::book_render::{link, ratio, series_cell};
-use crate::book_sources::{E2eRun, OpsRun, Series, Sources};
+use crate::book_sources::{Backend, E2eRun, OpsRun, Series, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -16,8 +16,10 @@ pub const VERDICT_RULE: &str = "Verdict: **outputs differ** when any of the patc
      Rows whose interval lies below 1 add **slower at some rows** (with their machines): a gain \
      somewhere does not hide a loss elsewhere. \
      Where a machine has rows that ran the patch's current code, only those count (for that \
-     machine and level): a row ran it when its series' diffs are today's, or when its arm B is \
-     the patch alone and that patch's diff is today's (\"patch file as now\", \"its diff as now\"). \
+     machine and level): a row ran it when its series' diffs are today's, or only patches its \
+     backend does not compile were added since (a CUDA-only patch leaves a CPU row's code as \
+     it was), or when its arm B is the patch alone and that patch's diff is today's (\"patch \
+     file as now\", \"its diff as now\"). \
      Otherwise its older rows stand, marked **older code**, and a verdict resting only on them \
      says so: it describes that code, not the current one.";
 
@@ -44,11 +46,18 @@ impl Evidence<'_> {
     }
 }
 
-/// Did a row whose arm B held `b_patches` of series `row` run patch `id`'s current code? Yes
-/// when its series' code is today's, or when B is the patch alone and its diff is today's.
-fn runs_current_code(row: &Series, b_patches: &[String], current: &Series, id: &str) -> bool {
+/// Did a row whose arm B held `b_patches` of series `row`, on `backend`, run patch `id`'s
+/// current code? Yes when its series built today's code there, or when B is the patch alone and
+/// its diff is today's.
+fn runs_current_code(
+    row: &Series,
+    b_patches: &[String],
+    backend: Backend,
+    current: &Series,
+    id: &str,
+) -> bool {
     let alone = b_patches.len() == 1 && b_patches[0] == id;
-    row.code_digest() == current.code_digest()
+    row.same_code_on(current, backend)
         || alone
             && matches!((row.patch(id), current.patch(id)), (Some(a), Some(b)) if a.diff == b.diff)
 }
@@ -96,7 +105,8 @@ fn e2e_evidence<'a>(
 
 /// The run's points of ops the patch changes (controls left out).
 fn op_evidence<'a>(run: &'a OpsRun, id: &str, current: &Series, out: &mut Vec<Evidence<'a>>) {
-    let now = runs_current_code(&run.source.series, &run.b_patches, current, id);
+    let now =
+        runs_current_code(&run.source.series, &run.b_patches, run.source.backend(), current, id);
     for p in run.points.iter().filter(|p| p.measures(id) && !crate::ops_points::is_control(&p.args))
     {
         out.push(Evidence {
@@ -261,7 +271,13 @@ fn rows(s: &Sources) -> Vec<PatchRow> {
         let mut run_ev = Vec::new();
         let phase = s.phases.get(id).map(String::as_str);
         for r in &runs {
-            let now = runs_current_code(&r.source.series, &r.b_patches, &s.current, id);
+            let now = runs_current_code(
+                &r.source.series,
+                &r.b_patches,
+                r.source.backend(),
+                &s.current,
+                id,
+            );
             e2e_evidence(r, phase, now, &mut run_ev);
         }
         let points = s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures(id));
@@ -280,7 +296,7 @@ fn rows(s: &Sources) -> Vec<PatchRow> {
     let runs: Vec<&E2eRun> = s.e2e.iter().filter(|r| e2e_whole(r)).collect();
     let mut ev = Vec::new();
     for r in &runs {
-        let now = r.source.series.code_digest() == s.current.code_digest();
+        let now = r.source.series.same_code_on(&s.current, r.source.backend());
         e2e_evidence(r, None, now, &mut ev);
     }
     let levels = [("op level", &[][..]), ("end to end", ev.as_slice())];

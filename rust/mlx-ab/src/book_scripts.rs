@@ -178,6 +178,7 @@ mod tests {
                 name: "0001-a.patch".into(),
                 sha256: "aa".repeat(32),
                 diff: "bb".repeat(32),
+                files: vec![],
             }],
         };
         let arm = |sha256: String| ArmJson {

@@ -41,11 +41,51 @@ pub struct PatchFile {
     /// The sha256 of its diff alone (`mlx_build::digest::patch`): what a build applies, so two
     /// files with one diff build the same code whatever their messages say.
     pub diff: String,
+    /// The files its diff changes: known for the working tree's patches only (empty in
+    /// `reports/series.json`).
+    #[serde(default)]
+    pub files: Vec<String>,
 }
 
 impl PatchFile {
     pub fn id(&self) -> &str {
         mlx_build::series::id_of(&self.name)
+    }
+
+    /// Does it change what `backend`'s library computes? Unknown files count as yes.
+    fn changes(&self, backend: Backend) -> bool {
+        self.files.is_empty() || self.files.iter().any(|f| backend.builds(f))
+    }
+}
+
+/// The MLX backend a raw file's figures ran on, by its folder: `reports/cpu/` holds CPU runs,
+/// `reports/h200/` CUDA runs (on H200s and H100s; no Metal run exists).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Cpu,
+    Cuda,
+}
+
+impl Backend {
+    pub fn of(path: &str) -> Backend {
+        if path.starts_with("reports/cpu/") {
+            Backend::Cpu
+        } else {
+            Backend::Cuda
+        }
+    }
+
+    /// Does a change to `file` (a path in MLX's tree) change this backend's library? Only MLX's
+    /// sources under `mlx/` and its CMake files build it (tests, Python and docs do not), and a
+    /// build compiles no other backend's folder (a CUDA build has the CPU backend too).
+    pub fn builds(self, file: &str) -> bool {
+        let library =
+            file.starts_with("mlx/") || file.starts_with("cmake/") || file == "CMakeLists.txt";
+        let others: &[&str] = match self {
+            Backend::Cpu => &["mlx/backend/cuda/", "mlx/backend/metal/"],
+            Backend::Cuda => &["mlx/backend/metal/"],
+        };
+        library && !others.iter().any(|o| file.starts_with(o))
     }
 }
 
@@ -73,6 +113,19 @@ impl Series {
         let lines: String =
             self.patches.iter().map(|p| format!("{}  {}\n", p.diff, p.name)).collect();
         digest::bytes(lines.as_bytes())[..12].to_string()
+    }
+
+    /// Did this (older) series build the same code as `current` on `backend`? Yes when their
+    /// diffs are equal, or when `current` only adds patches that `backend`'s library does not
+    /// compile (a CUDA-only patch leaves a CPU run's code as it was).
+    pub fn same_code_on(&self, current: &Series, backend: Backend) -> bool {
+        self.code_digest() == current.code_digest()
+            || self.patches.iter().all(|p| current.patch(p.id()).is_some_and(|c| c.diff == p.diff))
+                && current
+                    .patches
+                    .iter()
+                    .filter(|c| self.patch(c.id()).is_none())
+                    .all(|c| !c.changes(backend))
     }
 
     /// The commit's day, `2026-12-01`.
@@ -114,6 +167,7 @@ pub fn current_series(root: &Path) -> Result<Series, String> {
                 name: entry.file_name.to_string(),
                 sha256: digest::bytes(&bytes),
                 diff: digest::patch(&bytes),
+                files: mlx_build::patches::touched_files(&bytes),
             })
         })
         .collect::<Result<Vec<_>, String>>()?;
@@ -193,6 +247,12 @@ pub struct Source {
     pub machine: String,
     pub series: Series,
     pub note: Option<String>,
+}
+
+impl Source {
+    pub fn backend(&self) -> Backend {
+        Backend::of(&self.path)
+    }
 }
 
 /// An `mlx-ab run` report, as the book reads it (the fields `report::Report` writes).
@@ -611,6 +671,7 @@ mod tests {
                 name: "0001-a.patch".into(),
                 sha256: "ab".into(),
                 diff: "d1".into(),
+                files: vec![],
             }],
         };
         assert_eq!(s.digest(), digest::bytes(b"ab  0001-a.patch\n")[..12]);
@@ -622,6 +683,39 @@ mod tests {
         assert_eq!(other.code_digest(), s.code_digest());
         other.patches[0].diff = "d2".into();
         assert_ne!(other.code_digest(), s.code_digest());
+    }
+
+    #[test]
+    fn a_patch_a_backend_does_not_compile_leaves_its_code_as_it_was() {
+        let patch = |name: &str, diff: &str, files: &[&str]| PatchFile {
+            name: name.into(),
+            sha256: format!("{diff}-file"),
+            diff: diff.into(),
+            files: files.iter().map(|f| f.to_string()).collect(),
+        };
+        let series =
+            |patches: Vec<PatchFile>| Series { commit: None, date: String::new(), patches };
+        let cpu = patch("0001-cpu.patch", "d1", &[]);
+        let then = series(vec![cpu.clone()]);
+        let cuda_only = patch(
+            "0002-cuda.patch",
+            "d2",
+            &["mlx/backend/cuda/allocator.cpp", "tests/cuda_tests.cpp"],
+        );
+        let now = series(vec![cpu.clone(), cuda_only]);
+        assert!(then.same_code_on(&now, Backend::Cpu));
+        assert!(!then.same_code_on(&now, Backend::Cuda));
+        // A patch in common code, or one whose files are unknown, changes every backend.
+        let common = patch("0002-common.patch", "d3", &["mlx/ops.cpp"]);
+        assert!(!then.same_code_on(&series(vec![cpu.clone(), common]), Backend::Cpu));
+        let unknown = patch("0002-unknown.patch", "d4", &[]);
+        assert!(!then.same_code_on(&series(vec![cpu.clone(), unknown]), Backend::Cpu));
+        // A changed diff is another code, whatever was added.
+        let metal = patch("0002-metal.patch", "d5", &["mlx/backend/metal/x.metal"]);
+        let changed = series(vec![patch("0001-cpu.patch", "d1b", &[]), metal]);
+        assert!(!then.same_code_on(&changed, Backend::Cuda));
+        assert_eq!(Backend::of("reports/cpu/ops/x.json"), Backend::Cpu);
+        assert_eq!(Backend::of("reports/h200/e2e/x.json"), Backend::Cuda);
     }
 
     #[test]
