@@ -23,7 +23,7 @@ def failing_cases(text):
 out = pathlib.Path(sys.argv[1])
 runs = {}
 for log in sorted(out.glob("suite-*-*.log")):
-    _, arm, device = log.stem.split("-")
+    arm, device = log.stem.removeprefix("suite-").rsplit("-", 1)  # arm names may hold "-"
     text = log.read_text(errors="replace")
     rc_file = log.with_suffix(".rc")
     summary = re.search(r"\[doctest\] test cases:\s*(\d+)\s*\|\s*(\d+) passed\s*\|\s*(\d+) failed", text)
