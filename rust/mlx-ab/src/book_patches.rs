@@ -3,7 +3,7 @@
 //! README's summary.
 
 use crate::book_render::{link, ratio, series_cell};
-use crate::book_sources::{Backend, E2eRun, OpsRun, Series, Sources};
+use crate::book_sources::{E2eRun, OpsRun, Series, Source, Sources};
 use crate::stats::RatioSummary;
 use std::collections::BTreeSet;
 use std::fmt::Write;
@@ -46,18 +46,13 @@ impl Evidence<'_> {
     }
 }
 
-/// Did a row whose arm B held `b_patches` of series `row`, on `backend`, run patch `id`'s
-/// current code? Yes when its series built today's code there, or when B is the patch alone and
-/// its diff is today's.
-fn runs_current_code(
-    row: &Series,
-    b_patches: &[String],
-    backend: Backend,
-    current: &Series,
-    id: &str,
-) -> bool {
+/// Did a row of raw file `source` whose arm B held `b_patches` run patch `id`'s current code? Yes
+/// when its series built today's code on its backend, or when B is the patch alone and its diff
+/// is today's.
+fn runs_current_code(source: &Source, b_patches: &[String], current: &Series, id: &str) -> bool {
+    let row = &source.series;
     let alone = b_patches.len() == 1 && b_patches[0] == id;
-    row.same_code_on(current, backend)
+    row.same_code_on(current, source.backend())
         || alone
             && matches!((row.patch(id), current.patch(id)), (Some(a), Some(b)) if a.diff == b.diff)
 }
@@ -105,8 +100,7 @@ fn e2e_evidence<'a>(
 
 /// The run's points of ops the patch changes (controls left out).
 fn op_evidence<'a>(run: &'a OpsRun, id: &str, current: &Series, out: &mut Vec<Evidence<'a>>) {
-    let now =
-        runs_current_code(&run.source.series, &run.b_patches, run.source.backend(), current, id);
+    let now = runs_current_code(&run.source, &run.b_patches, current, id);
     for p in run.points.iter().filter(|p| p.measures(id) && !crate::ops_points::is_control(&p.args))
     {
         out.push(Evidence {
@@ -271,13 +265,7 @@ fn rows(s: &Sources) -> Vec<PatchRow> {
         let mut run_ev = Vec::new();
         let phase = s.phases.get(id).map(String::as_str);
         for r in &runs {
-            let now = runs_current_code(
-                &r.source.series,
-                &r.b_patches,
-                r.source.backend(),
-                &s.current,
-                id,
-            );
+            let now = runs_current_code(&r.source, &r.b_patches, &s.current, id);
             e2e_evidence(r, phase, now, &mut run_ev);
         }
         let points = s.ops.iter().flat_map(|r| &r.points).filter(|p| p.measures(id));

@@ -3,6 +3,7 @@
 //! `reports/series.json`, and the raw files themselves (`mlx-ab run` reports, `mlx-ab ops`
 //! and older `scripts/op_ab.py` sweeps), reduced to what the book prints.
 
+use crate::deterministic::Backend;
 use crate::stats::{RatioSummary, SignTest};
 use mlx_build::digest;
 use op_plots::manifest::{self, RunEntry, MANIFEST};
@@ -55,37 +56,6 @@ impl PatchFile {
     /// Does it change what `backend`'s library computes? Unknown files count as yes.
     fn changes(&self, backend: Backend) -> bool {
         self.files.is_empty() || self.files.iter().any(|f| backend.builds(f))
-    }
-}
-
-/// The MLX backend a raw file's figures ran on, by its folder: `reports/cpu/` holds CPU runs,
-/// `reports/h200/` CUDA runs (on H200s and H100s; no Metal run exists).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Backend {
-    Cpu,
-    Cuda,
-}
-
-impl Backend {
-    pub fn of(path: &str) -> Backend {
-        if path.starts_with("reports/cpu/") {
-            Backend::Cpu
-        } else {
-            Backend::Cuda
-        }
-    }
-
-    /// Does a change to `file` (a path in MLX's tree) change this backend's library? Only MLX's
-    /// sources under `mlx/` and its CMake files build it (tests, Python and docs do not), and a
-    /// build compiles no other backend's folder (a CUDA build has the CPU backend too).
-    pub fn builds(self, file: &str) -> bool {
-        let library =
-            file.starts_with("mlx/") || file.starts_with("cmake/") || file == "CMakeLists.txt";
-        let others: &[&str] = match self {
-            Backend::Cpu => &["mlx/backend/cuda/", "mlx/backend/metal/"],
-            Backend::Cuda => &["mlx/backend/metal/"],
-        };
-        library && !others.iter().any(|o| file.starts_with(o))
     }
 }
 
@@ -250,8 +220,14 @@ pub struct Source {
 }
 
 impl Source {
+    /// The MLX backend its figures ran on, by its folder: `reports/cpu/` holds CPU runs,
+    /// `reports/h200/` CUDA runs (on H200s and H100s; no Metal run exists).
     pub fn backend(&self) -> Backend {
-        Backend::of(&self.path)
+        if self.path.starts_with("reports/cpu/") {
+            Backend::Cpu
+        } else {
+            Backend::Cuda
+        }
     }
 }
 
@@ -714,8 +690,15 @@ mod tests {
         let metal = patch("0002-metal.patch", "d5", &["mlx/backend/metal/x.metal"]);
         let changed = series(vec![patch("0001-cpu.patch", "d1b", &[]), metal]);
         assert!(!then.same_code_on(&changed, Backend::Cuda));
-        assert_eq!(Backend::of("reports/cpu/ops/x.json"), Backend::Cpu);
-        assert_eq!(Backend::of("reports/h200/e2e/x.json"), Backend::Cuda);
+        let source = |path: &str| Source {
+            path: path.into(),
+            date: String::new(),
+            machine: String::new(),
+            series: then.clone(),
+            note: None,
+        };
+        assert_eq!(source("reports/cpu/ops/x.json").backend(), Backend::Cpu);
+        assert_eq!(source("reports/h200/e2e/x.json").backend(), Backend::Cuda);
     }
 
     #[test]

@@ -83,6 +83,20 @@ impl Backend {
         }
     }
 
+    /// Does a change to `file` (a path in MLX's tree) change this backend's library? Only MLX's
+    /// sources under `mlx/` and its CMake files build it (tests, Python and docs do not), and a
+    /// build compiles no other GPU backend's folder (a GPU build has the CPU backend too).
+    pub fn builds(self, file: &str) -> bool {
+        let library =
+            file.starts_with("mlx/") || file.starts_with("cmake/") || file == "CMakeLists.txt";
+        let others: &[&str] = match self {
+            Backend::Cpu => &["mlx/backend/cuda/", "mlx/backend/metal/"],
+            Backend::Cuda => &["mlx/backend/metal/"],
+            Backend::Metal => &["mlx/backend/cuda/"],
+        };
+        library && !others.iter().any(|o| file.starts_with(o))
+    }
+
     fn name(self) -> &'static str {
         match self {
             Backend::Cpu => "the CPU",
