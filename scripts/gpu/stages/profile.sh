@@ -41,8 +41,8 @@ op_bench_under() {
 # runs one affine4 up gather_qmm call of each point of $MEMCHECK_POINTS, ROWS,EXPERTS,K,N
 # [16,4,64,256: one K tile, where stock's mainloop reads past K and 0004 bounds it], in op-bench
 # under compute-sanitizer's memcheck, each kernel launched on its own (no CUDA graphs, blocking
-# launches) so that a report names its kernel: memcheck-ARM-POINT.txt. An experiment arm:
-# MEMCHECK_ARMS=sm90grp MEMCHECK_POINTS=16,128,2048,768. MEMCHECK_VARIANTS="VAR=VALUE ...":
+# launches) so that a report names its kernel: memcheck-ARM-POINT.txt. 0008's grouped GEMM:
+# MEMCHECK_ARMS=patched MEMCHECK_POINTS=16,128,2048,768. MEMCHECK_VARIANTS="VAR=VALUE ...":
 # each point runs once per assignment, in its environment (an experiment's diagnostic
 # switch): memcheck-ARM-POINT-VALUE.txt.
 run_memcheck() {

@@ -1,5 +1,5 @@
-// The grouped Hopper experiment (scripts/repro/experiments/
-// gather-qmm-sm90-grouped.patch) alone, without an MLX build: its setup and
+// The grouped Hopper GEMM (series patch 0008, gather-qmm-sm90-grouped; an
+// experiment until 2026-12-06) alone, without an MLX build: its setup and
 // GEMM kernels launched as its gather_qmm_sm90_launch launches them, against
 // the series' kernel at these calls (0004's rhs kernel at 0006's tile):
 // bfloat16 x 4-bit weights (groups of 64) of four MoE checkpoints' expert
