@@ -52,6 +52,9 @@ struct Point {
     /// The activations' dtype (absent: bf16).
     #[serde(default)]
     dtype: Option<String>,
+    /// Calls evaluated as one graph per timing (absent in files from before it: one).
+    #[serde(default = "one_call")]
+    calls: u64,
     a_seconds: f64,
     b_seconds: f64,
     flops: f64,
@@ -95,6 +98,10 @@ fn bytes_moved(
     Some(weights + rows * k as f64 * element + rows * n as f64 * element)
 }
 
+fn one_call() -> u64 {
+    1
+}
+
 #[derive(Serialize)]
 struct Roofline {
     series: Vec<SeriesFile>,
@@ -119,6 +126,10 @@ struct RooflinePoint {
     mode: String,
     proj: String,
     rows_per_expert: u64,
+    /// Calls evaluated as one graph per timing: with more, a graph's evaluation and
+    /// synchronization weigh less in each call's time (`mlx-ab ops --rows-per-graph`), so one
+    /// point measured both ways is two points.
+    calls_per_graph: u64,
     /// The activations' dtype when not bf16 (a point of its own: never merged with bf16's).
     #[serde(skip_serializing_if = "Option::is_none")]
     dtype: Option<String>,
@@ -207,6 +218,7 @@ pub fn main(
                     mode: p.mode.clone(),
                     proj: p.proj.clone(),
                     rows_per_expert: p.rows_per_expert,
+                    calls_per_graph: p.calls,
                     dtype: p.dtype.clone(),
                     arm,
                     b_patches: entry.b.clone().unwrap_or_else(|| "all".into()),
@@ -218,12 +230,13 @@ pub fn main(
                 };
                 let _ = writeln!(
                     table,
-                    "| {} {} {} r={}{} | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    "| {} {} {} r={}{}, {} per graph | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
                     point.op,
                     point.mode,
                     point.proj,
                     point.rows_per_expert,
                     point.dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default(),
+                    point.calls_per_graph,
                     point.ms,
                     point.tbps,
                     100.0 * point.tbps / limits.tbps,
