@@ -62,10 +62,7 @@ fn arm(root: &Path, name: &str, f: &Fake) -> PathBuf {
         script.push_str(&format!("  sleep {seconds}\n"));
     }
     script.push_str(&format!("  echo '{}'\ndone\n", f.reply));
-    let exe = dir.join("bin/op-bench");
-    std::fs::write(&exe, script).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::write_executable(&dir.join("bin/op-bench"), &script);
     dir
 }
 

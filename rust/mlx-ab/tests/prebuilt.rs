@@ -11,7 +11,6 @@ mod common;
 
 use common::{describe, fault_injection_worker, worker};
 use serde_json::Value;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -40,9 +39,7 @@ impl Drop for Scratch {
 }
 
 fn write_script(path: &Path, body: &str) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::write_executable(path, &format!("#!/bin/sh\n{body}\n"));
 }
 
 /// An installed layout whose worker is a copy of this test's binary.
@@ -51,7 +48,7 @@ fn layout(scratch: &Scratch, name: &str) -> PathBuf {
     for sub in ["bin", "lib", "include"] {
         std::fs::create_dir_all(dir.join(sub)).unwrap();
     }
-    std::fs::copy(worker(), dir.join("bin/mlx-ab-worker")).unwrap();
+    common::copy_executable(worker(), &dir.join("bin/mlx-ab-worker"));
     dir
 }
 
@@ -278,7 +275,7 @@ fn run_expecting_exit_2(scratch: &Scratch, mut command: Command) -> Output {
 /// `lib/`) with `hooks` (`MLX_AB_WORKER_..._AT_RUN=N ...`) in its environment.
 fn hooked_layout(scratch: &Scratch, name: &str, worker: &Path, hooks: &str) -> PathBuf {
     let dir = layout(scratch, name);
-    std::fs::copy(worker, dir.join("lib/mlx-ab-worker")).unwrap();
+    common::copy_executable(worker, &dir.join("lib/mlx-ab-worker"));
     write_script(
         &dir.join("bin/mlx-ab-worker"),
         &format!("{hooks} exec \"$(dirname \"$0\")/../lib/mlx-ab-worker\" \"$@\""),
@@ -405,7 +402,7 @@ fn bad_prebuilt_layouts_exit_2_before_anything_runs() {
 
     let no_lib = scratch.path("no-lib");
     std::fs::create_dir_all(no_lib.join("bin")).unwrap();
-    std::fs::copy(worker(), no_lib.join("bin/mlx-ab-worker")).unwrap();
+    common::copy_executable(worker(), &no_lib.join("bin/mlx-ab-worker"));
     let output = run(&["--a-prebuilt", no_lib.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("no library directory"), "{}", describe(&output));

@@ -41,3 +41,29 @@ fn build_worker(extra: &[&str]) -> std::path::PathBuf {
     let path = String::from_utf8(output.stdout).unwrap().trim().to_string();
     std::path::PathBuf::from(path)
 }
+
+/// Writes `text` to `path` as an executable (mode 755). Executables that tests start are written
+/// by a child process (here and in [`copy_executable`]) so that this test process never holds
+/// one open for writing: a child forked meanwhile by another test's thread would inherit that
+/// descriptor until its exec, and starting the file then fails with "Text file busy" (ETXTBSY).
+#[allow(dead_code)] // not every test binary writes executables
+pub fn write_executable(path: &std::path::Path, text: &str) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let mut child = Command::new("sh")
+        .args(["-c", "cat > \"$1\" && chmod 755 \"$1\"", "sh"])
+        .arg(path)
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+    assert!(child.wait().unwrap().success(), "writing {}", path.display());
+}
+
+/// Copies the executable `from` to `to` by `cp` (why a child process: [`write_executable`]).
+#[allow(dead_code)] // not every test binary copies executables
+pub fn copy_executable(from: &std::path::Path, to: &std::path::Path) {
+    let status = std::process::Command::new("cp").arg(from).arg(to).status().unwrap();
+    assert!(status.success(), "copying {} to {}", from.display(), to.display());
+}
