@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: mutation, scripts/mutation-check for each patch number of
-# $MUTATION_PATCHES [0004 0006 0007 0008] in a CUDA build, the suite's cases on the GPU:
-# mutation-NNNN.txt. The builds use the arms' tree ($WORK/tree), so run it after build-ARM.
+# $MUTATION_PATCHES [the numbers of tests/mutations/ whose mutants change CUDA code] in a CUDA
+# build, the suite's cases on the GPU: mutation-NNNN.txt. The builds use the arms' tree
+# ($WORK/tree), so run it after build-ARM.
 # MUTATION_CASE_TIMEOUT [240]: a mutant's cases stop there and count as killed, "timed out"
 # (2026-12-04: 0004's 02 hung past 300 s twice; its control took 142-159 s on an empty JIT cache).
 
 run_mutation() {
-  local n rc=0
+  local n rc=0 cuda
   unpack
-  for n in ${MUTATION_PATCHES:-0004 0006 0007 0008}; do
+  cuda=$(grep -l '^diff --git a/mlx/backend/cuda/' tests/mutations/*/0*.patch | cut -d/ -f3 | sort -u)
+  for n in ${MUTATION_PATCHES:-$cuda}; do
     time_for "mutation $n" 120 || return 3
     CUDNN_ROOT=$CUDNN_ROOT MLX_CUDA_DEPS_DIR=$WORK/deps CMAKE_GENERATOR=Ninja NUM_JOBS=$JOBS \
       DEVICE=gpu MUTATION_TREE=$WORK/tree MUTATION_CASE_TIMEOUT=${MUTATION_CASE_TIMEOUT:-240} \
