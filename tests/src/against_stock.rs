@@ -91,9 +91,18 @@ pub fn first_difference(ours: &[Output], stock: &[Output], nans: Nans) -> Option
             ));
         }
         if let Some(element) = first_differing_element(a.dtype, &a.bytes, &b.bytes, nans) {
+            // The element's bytes on each side, so a failure tells NaN, zero or a last bit apart.
+            let width = a.dtype.size();
+            let bits = |bytes: &[u8]| -> String {
+                let e = bytes.get(element * width..(element + 1) * width).unwrap_or_default();
+                e.iter().rev().map(|b| format!("{b:02x}")).collect()
+            };
             return Some(format!(
-                "output {i} ({:?} {:?}): element {element} differs",
-                a.dtype, a.shape
+                "output {i} ({:?} {:?}): element {element} differs (0x{} here, 0x{} in stock)",
+                a.dtype,
+                a.shape,
+                bits(&a.bytes),
+                bits(&b.bytes)
             ));
         }
     }

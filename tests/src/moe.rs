@@ -256,7 +256,8 @@ impl Case {
 }
 
 /// The sorted gather_qmm of `seed`'s case on [`crate::device`], and the dense quantized_matmul
-/// of the same x with the first expert's weights.
+/// of the same x with the first expert's weights (on the GPU not where
+/// [`dense_on_stock_qmm_sm90`]).
 pub fn evaluate(seed: u64) -> Result<Vec<Output>> {
     evaluate_marked(seed, true)
 }
@@ -278,6 +279,21 @@ pub fn stock_reads_past_k(seed: u64) -> bool {
     case.k < 3 * case.quant.group_size.max(64)
 }
 
+/// Whether stock may send `case`'s dense product to qmm_sm90 on a Hopper GPU: v0.32.4's
+/// supports_qmm_sm90 admits affine 4- and 8-bit transposed products whose K is a multiple of 64
+/// and at most one group. There two stock processes gave different bits for the same dense
+/// product, now and then: in 9 cases, each after 0-18 such cases that agreed (2026-12-06, an
+/// H100, both arms: reports/h200/h100-2026-12-06-87d1929/rust/). No stock process is a
+/// reference there, and no patch of the series changes that kernel. [`evaluate`] leaves those products out on the GPU;
+/// `dense_products_repeat_over_stale_memory` checks them in one process.
+pub fn dense_on_stock_qmm_sm90(case: &Case) -> bool {
+    case.quant.mode == QuantMode::Affine
+        && matches!(case.quant.bits, 4 | 8)
+        && case.transpose
+        && case.k % 64 == 0
+        && case.k <= case.quant.group_size
+}
+
 fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
     crate::use_device()?;
     let gpu = crate::device().kind == mlx::DeviceType::Gpu;
@@ -285,9 +301,30 @@ fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
     let inputs = case.inputs()?;
     let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
     let y = case.product(&inputs, &inputs.x, &rhs, sorted)?;
-    // The dense product of the same x by the first expert's weights: on the CPU the
-    // gather-qmm-tiles patch tiles it too; on CUDA no patch of the series changes it, but
-    // experiments do (qmm-sm90-aot.patch sends group-wise products to qmm_sm90).
+    if gpu && dense_on_stock_qmm_sm90(&case) {
+        return Ok(vec![output(&y)?]);
+    }
+    Ok(vec![output(&y)?, output(&dense_product(&case, &inputs)?)?])
+}
+
+/// `seed`'s dense product on [`crate::device`] twice, the second time after an array of NaN of
+/// the output's size was evaluated and freed (MLX's allocator hands its buffer out again): a
+/// kernel that reads memory it did not write shows it as a difference.
+pub fn dense_twice_over_nan(seed: u64) -> Result<(Output, Output)> {
+    crate::use_device()?;
+    let case = case(seed, crate::device().kind == mlx::DeviceType::Gpu);
+    let inputs = case.inputs()?;
+    let first = output(&dense_product(&case, &inputs)?)?;
+    let elements = first.bytes.len().div_ceil(4).max(1) as i32;
+    mlx::ops::full(&[elements], f64::NAN, Dtype::Float32)?.eval()?;
+    let second = output(&dense_product(&case, &inputs)?)?;
+    Ok((first, second))
+}
+
+/// The dense quantized_matmul of the case's x by its first expert's weights.
+fn dense_product(case: &Case, inputs: &Inputs) -> Result<Array> {
+    // On the CPU the gather-qmm-tiles patch tiles it too; on CUDA no patch of the series
+    // changes it, but experiments do (qmm-sm90-aot.patch sends group-wise products to qmm_sm90).
     let first = |a: &Array| -> Result<Array> {
         let mut stop = a.shape();
         stop[0] = 1;
@@ -295,17 +332,16 @@ fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
         let unit = vec![1; stop.len()];
         squeeze_axes(&slice(a, &start, &stop, &unit)?, &[0])
     };
-    let Inputs { w, scales, biases, x, .. } = &inputs;
+    let Inputs { w, scales, biases, x, .. } = inputs;
     let biases = biases.as_ref().map(first).transpose()?;
-    let dense = quantized_matmul(
+    quantized_matmul(
         x,
         &first(w)?,
         &first(scales)?,
         biases.as_ref(),
         case.transpose,
         case.quant.params(),
-    )?;
-    Ok(vec![output(&y)?, output(&dense)?])
+    )
 }
 
 /// `seeds` grouped by their case's quantization (mode, bits, group size), groups in order of

@@ -20,6 +20,10 @@
 //! unsorted call), which affine-gather-rhs and gather-qmm-tiles-cuda keep bit for bit; the
 //! count of such cases is printed.
 //!
+//! On the GPU the dense product is left out where stock may send it to qmm_sm90: two stock
+//! processes disagreed there (`moe::dense_on_stock_qmm_sm90`). Those products are checked in
+//! one process instead: `dense_products_repeat_over_stale_memory`.
+//!
 //! `random_cases_match_stock` runs 200 cases (the short mode), or `MLX_FUZZ_CASES`.
 
 mod stock_helper;
@@ -105,7 +109,8 @@ fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
     .map(|m| format!("{m:?} {}", count(&|c| c.quant.mode == m)));
     format!(
         "{} cases agree with stock on the {} in {:.1} s ({}); {} with more than 64 experts, {} \
-         with an expert of 8 times the mean rows or more, {} not transposed, {} with empty experts",
+         with an expert of 8 times the mean rows or more, {} not transposed, {} with empty \
+         experts; {} dense products not compared (qmm_sm90's)",
         cases.len(),
         if on_gpu() { "GPU" } else { "CPU" },
         took.as_secs_f64(),
@@ -117,7 +122,31 @@ fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
         }),
         count(&|c| !c.transpose),
         count(&|c| c.runs.contains(&0)),
+        if on_gpu() { count(&moe::dense_on_stock_qmm_sm90) } else { 0 },
     )
+}
+
+/// Where stock's dense product is no reference (`moe::dense_on_stock_qmm_sm90`), it must at
+/// least give its bits again in one process, over memory a NaN array held last: a kernel that
+/// reads what it did not write shows here. On the CPU the same cases run on its kernels.
+#[test]
+fn dense_products_repeat_over_stale_memory() {
+    let seeds: Vec<u64> = (0..2000)
+        .filter(|&s| moe::dense_on_stock_qmm_sm90(&moe::case(s, on_gpu())))
+        .take(32)
+        .collect();
+    assert!(seeds.len() >= 8, "only {} such cases in 2,000 seeds", seeds.len());
+    for seed in seeds {
+        let (first, second) = moe::dense_twice_over_nan(seed).unwrap();
+        let differs =
+            mlx_tests::against_stock::first_difference(&[second], &[first], Nans::AnyPayload);
+        assert!(
+            differs.is_none(),
+            "seed {seed} ({}), the second evaluation (here) against the first: {}",
+            moe::describe(seed, on_gpu()),
+            differs.unwrap()
+        );
+    }
 }
 
 /// A case with one flipped bit in its output fails, naming the seed and how to replay it. The
