@@ -62,9 +62,6 @@ struct RawMeta {
     /// `mlx-ab ops`; absent in the older `scripts/op_ab.py` reports.
     #[serde(default)]
     tool: Option<String>,
-    /// Rows per expert to a graph (`mlx-ab ops --rows-per-graph`); absent before it existed.
-    #[serde(default)]
-    rows_per_graph: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -316,12 +313,7 @@ pub fn plan(root: &Path, folders: &[String]) -> Result<(Vec<Figure>, Vec<String>
                     let b = entry.b.clone().unwrap_or_else(|| "all".into());
                     let tool =
                         report.meta.tool.clone().unwrap_or_else(|| "scripts/op_ab.py".into());
-                    // Arm B too: one commit's sweeps of two arms are two lines, as are its
-                    // sweeps with other rows to a graph (another cost per call).
-                    let tool = match report.meta.rows_per_graph {
-                        Some(rows) => format!("{tool}, {rows} rows per expert to a graph"),
-                        None => tool,
-                    };
+                    // Arm B too: one commit's sweeps of two arms are two lines.
                     let run = format!("{} {date} {tool} {b}", entry.commit);
                     let key = (shape.panel(), run, shape.line());
                     let label = (

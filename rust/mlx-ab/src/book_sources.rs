@@ -358,6 +358,9 @@ struct OpsMeta {
     date: String,
     #[serde(default)]
     tool: Option<String>,
+    /// `mlx-ab ops --rows-per-graph`; absent before it existed (the default then).
+    #[serde(default)]
+    rows_per_graph: Option<u64>,
 }
 
 /// The paired-times fields (`stats::PairedTimes`) of an op point or a script timing.
@@ -597,6 +600,17 @@ pub fn read(root: &Path) -> Result<Sources, String> {
     for f in OPS_FOLDERS {
         for (file, entry, mut source) in folder(root, f, &series)? {
             let json: OpsJson = read_json(&file)?;
+            let rows_per_graph =
+                json.meta.rows_per_graph.unwrap_or(crate::ops_points::ROWS_PER_GRAPH);
+            if rows_per_graph != crate::ops_points::ROWS_PER_GRAPH {
+                // A point's key leaves its calls out: such a point would pass for the default's.
+                return Err(format!(
+                    "{}: {rows_per_graph} rows per expert to a graph (`--rows-per-graph`), not the \
+                     default {}: a diagnostic, not a source of the book; keep it in its run folder",
+                    source.path,
+                    crate::ops_points::ROWS_PER_GRAPH
+                ));
+            }
             source.date = json.meta.date.chars().take(10).collect();
             let b = entry
                 .b

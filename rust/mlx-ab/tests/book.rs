@@ -439,6 +439,22 @@ fn a_run_with_an_arm_variable_is_refused() {
     assert!(err.contains("new.json: arm B ran with MLX_QMM_SM90=off set for it alone"), "{err}");
 }
 
+/// An op sweep with other rows to a graph than the default is refused, and the default passes:
+/// its points' keys leave the calls out, so they would pass for the default's.
+#[test]
+fn an_op_sweep_with_other_rows_to_a_graph_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    fixture(dir.path());
+    let sweep = dir.path().join("reports/cpu/ops/sweep.json");
+    edit_json(&sweep, |run| run["meta"]["rows_per_graph"] = json!(32));
+    assert_eq!(book(dir.path(), false).status.code(), Some(0));
+    edit_json(&sweep, |run| run["meta"]["rows_per_graph"] = json!(1024));
+    let out = book(dir.path(), false);
+    assert_eq!(out.status.code(), Some(2), "{}", common::describe(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("sweep.json: 1024 rows per expert to a graph"), "{err}");
+}
+
 /// Every series recorded in `reports/series.json` is what git history holds at that commit.
 #[test]
 fn recorded_series_match_git_history() {
