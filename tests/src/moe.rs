@@ -283,9 +283,12 @@ pub fn stock_reads_past_k(seed: u64) -> bool {
 /// supports_qmm_sm90 admits affine 4- and 8-bit transposed products whose K is a multiple of 64
 /// and at most one group. There two stock processes gave different bits for the same dense
 /// product, now and then: in 9 cases, each after 0-18 such cases that agreed (2026-12-06, an
-/// H100, both arms: reports/h200/h100-2026-12-06-87d1929/rust/). No stock process is a
-/// reference there, and no patch of the series changes that kernel. [`evaluate`] leaves those products out on the GPU;
-/// `dense_products_repeat_over_stale_memory` checks them in one process.
+/// H100, both arms: reports/h200/h100-2026-12-06-87d1929/rust/), as a kernel would that reads
+/// its parameters at other offsets than the host wrote them (NVRTC lays out qmm_sm90's Params
+/// unlike nvcc under CUDA 13: reports/upstream/cuda13-tensormap-alignment-jit-params.md). No
+/// stock process is a reference there, and no patch of the series changes that kernel.
+/// [`evaluate`] leaves those products out on the GPU; `dense_products_stock_sends_to_qmm_sm90`
+/// checks them in one process.
 pub fn dense_on_stock_qmm_sm90(case: &Case) -> bool {
     case.quant.mode == QuantMode::Affine
         && matches!(case.quant.bits, 4 | 8)
@@ -319,6 +322,59 @@ pub fn dense_twice_over_nan(seed: u64) -> Result<(Output, Output)> {
     mlx::ops::full(&[elements], f64::NAN, Dtype::Float32)?.eval()?;
     let second = output(&dense_product(&case, &inputs)?)?;
     Ok((first, second))
+}
+
+/// `seed`'s sorted gather_qmm and its dense product, as float32, at the rows the gather routes
+/// to `expert` (the dense product multiplies every row by the first expert's weights): for
+/// expert 0 the same products by two kernels. None when `expert` has no rows.
+pub fn gather_and_dense_rows(seed: u64, expert: usize) -> Result<Option<(Vec<f32>, Vec<f32>)>> {
+    crate::use_device()?;
+    let case = case(seed, crate::device().kind == mlx::DeviceType::Gpu);
+    let rows = case.runs.get(expert).copied().unwrap_or(0);
+    if rows == 0 {
+        return Ok(None);
+    }
+    let inputs = case.inputs()?;
+    let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
+    let y = case.product(&inputs, &inputs.x, &rhs, true)?;
+    // A broadcast x (one matrix for every row) gives one dense matrix.
+    let dense = mlx::ops::broadcast_to(&dense_product(&case, &inputs)?, &y.shape())?;
+    let start: i32 = case.runs[..expert].iter().sum::<usize>() as i32;
+    let of_expert = |a: &Array| -> Result<Vec<f32>> {
+        let mut from = vec![0; a.ndim()];
+        let mut to = a.shape();
+        from[0] = start;
+        to[0] = start + rows as i32;
+        slice(a, &from, &to, &vec![1; a.ndim()])?.astype(Dtype::Float32)?.to_vec::<f32>()
+    };
+    Ok(Some((of_expert(&y)?, of_expert(&dense)?)))
+}
+
+/// Where `a` and `b`, the same products summed by two kernels in their own orders and rounded
+/// once to a 16-bit float, first disagree beyond that: NaN where the other is not, another
+/// infinity, or finite values further apart than 2^-7 of the larger (bfloat16's rounding, both
+/// sides) plus 2^-8 of the row's largest magnitude (float32 sums of up to a few hundred terms
+/// in other orders, where they cancel). A kernel that reads wrong weights, scales or
+/// parameters misses by far more.
+pub fn first_disagreement(a: &[f32], b: &[f32], row: usize) -> Option<String> {
+    if a.len() != b.len() {
+        return Some(format!("{} values against {}", a.len(), b.len()));
+    }
+    for (r, (ra, rb)) in a.chunks(row.max(1)).zip(b.chunks(row.max(1))).enumerate() {
+        let scale = ra.iter().chain(rb).filter(|v| v.is_finite()).fold(0f32, |m, v| m.max(v.abs()));
+        for (i, (&x, &y)) in ra.iter().zip(rb).enumerate() {
+            let agree = match (x.is_nan(), y.is_nan()) {
+                (true, true) => true,
+                (false, false) if x.is_infinite() || y.is_infinite() => x == y,
+                (false, false) => (x - y).abs() <= x.abs().max(y.abs()) / 128.0 + scale / 256.0,
+                _ => false,
+            };
+            if !agree {
+                return Some(format!("row {r}, value {i}: {x} against {y}"));
+            }
+        }
+    }
+    None
 }
 
 /// The dense quantized_matmul of the case's x by its first expert's weights.

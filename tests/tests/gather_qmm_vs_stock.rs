@@ -22,7 +22,7 @@
 //!
 //! On the GPU the dense product is left out where stock may send it to qmm_sm90: two stock
 //! processes disagreed there (`moe::dense_on_stock_qmm_sm90`). Those products are checked in
-//! one process instead: `dense_products_repeat_over_stale_memory`.
+//! one process instead: `dense_products_stock_sends_to_qmm_sm90`.
 //!
 //! `random_cases_match_stock` runs 200 cases (the short mode), or `MLX_FUZZ_CASES`.
 
@@ -126,27 +126,45 @@ fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
     )
 }
 
-/// Where stock's dense product is no reference (`moe::dense_on_stock_qmm_sm90`), it must at
-/// least give its bits again in one process, over memory a NaN array held last: a kernel that
-/// reads what it did not write shows here. On the CPU the same cases run on its kernels.
+/// Where stock's dense product is no reference (`moe::dense_on_stock_qmm_sm90`), it is checked
+/// in one process: the same bits again over memory a NaN array held last (a kernel that reads
+/// what it did not write shows here), and, at the rows the gather routes to the first expert,
+/// the gather's values within two kernels' rounding (`moe::first_disagreement`; a kernel that
+/// reads wrong parameters misses by far more). On the CPU the same cases run on its kernels.
+/// The second expert's rows, other weights, must mostly disagree: the check can fail.
 #[test]
-fn dense_products_repeat_over_stale_memory() {
+fn dense_products_stock_sends_to_qmm_sm90() {
     let seeds: Vec<u64> = (0..2000)
         .filter(|&s| moe::dense_on_stock_qmm_sm90(&moe::case(s, on_gpu())))
         .take(32)
         .collect();
     assert!(seeds.len() >= 8, "only {} such cases in 2,000 seeds", seeds.len());
-    for seed in seeds {
+    let (mut against_gather, mut other_expert, mut caught) = (0, 0, 0);
+    for &seed in &seeds {
+        let what = moe::describe(seed, on_gpu());
         let (first, second) = moe::dense_twice_over_nan(seed).unwrap();
         let differs =
             mlx_tests::against_stock::first_difference(&[second], &[first], Nans::AnyPayload);
-        assert!(
-            differs.is_none(),
-            "seed {seed} ({}), the second evaluation (here) against the first: {}",
-            moe::describe(seed, on_gpu()),
-            differs.unwrap()
-        );
+        assert!(differs.is_none(), "seed {seed} ({what}), again over NaN (here): {differs:?}");
+        let case = moe::case(seed, on_gpu());
+        let row = (case.m * case.n) as usize;
+        if let Some((gather, dense)) = moe::gather_and_dense_rows(seed, 0).unwrap() {
+            let differs = moe::first_disagreement(&gather, &dense, row);
+            assert!(differs.is_none(), "seed {seed} ({what}), gather against dense: {differs:?}");
+            against_gather += 1;
+        }
+        if let Some((gather, dense)) = moe::gather_and_dense_rows(seed, 1).unwrap() {
+            other_expert += 1;
+            caught += usize::from(moe::first_disagreement(&gather, &dense, row).is_some());
+        }
     }
+    // A row of x that is all NaN, infinite or zero gives the same outputs by any weights.
+    assert!(
+        against_gather >= 8 && caught * 2 > other_expert,
+        "of {} cases {against_gather} had rows of the first expert; the second expert's rows \
+         disagreed in {caught} of {other_expert}",
+        seeds.len()
+    );
 }
 
 /// A case with one flipped bit in its output fails, naming the seed and how to replay it. The
