@@ -351,11 +351,11 @@ pub fn gather_and_dense_rows(seed: u64, expert: usize) -> Result<Option<(Vec<f32
 }
 
 /// Where `a` and `b`, the same products summed by two kernels in their own orders and rounded
-/// once to a 16-bit float, first disagree beyond that: NaN where the other is not, another
-/// infinity, or finite values further apart than 2^-7 of the larger (bfloat16's rounding, both
-/// sides) plus 2^-8 of the row's largest magnitude (float32 sums of up to a few hundred terms
-/// in other orders, where they cancel). A kernel that reads wrong weights, scales or
-/// parameters misses by far more.
+/// once to the activations' dtype, first disagree beyond that: NaN where the other is not,
+/// another infinity, or finite values further apart than 2^-7 of the larger (bfloat16's
+/// rounding, both sides; the other dtypes round finer) plus 2^-8 of the row's largest magnitude
+/// (float32 sums of up to a few hundred terms in other orders, where they cancel). A kernel
+/// that reads wrong weights, scales or parameters misses by far more.
 pub fn first_disagreement(a: &[f32], b: &[f32], row: usize) -> Option<String> {
     if a.len() != b.len() {
         return Some(format!("{} values against {}", a.len(), b.len()));
@@ -435,4 +435,25 @@ pub fn describe(seed: u64, gpu: bool) -> String {
         if c.transpose { "transposed" } else { "not transposed" },
         c.x_layout
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_disagreement;
+
+    #[test]
+    fn disagreement_is_beyond_two_roundings_or_a_different_special_value() {
+        let (nan, inf) = (f32::NAN, f32::INFINITY);
+        let row = [1.0, 2.0, nan, -inf];
+        assert_eq!(first_disagreement(&row, &row, 4), None);
+        assert_eq!(first_disagreement(&row, &[1.0, 2.0 + 2.0 / 128.0, nan, -inf], 4), None);
+        let far = first_disagreement(&row, &[1.0, 2.1, nan, -inf], 4);
+        assert_eq!(far.as_deref(), Some("row 0, value 1: 2 against 2.1"));
+        assert!(first_disagreement(&row, &[1.0, 2.0, 0.0, -inf], 4).is_some());
+        assert!(first_disagreement(&row, &[1.0, 2.0, nan, inf], 4).is_some());
+        assert!(first_disagreement(&row, &row[..3], 4).is_some(), "a shorter side");
+        // Near zero the row's largest magnitude sets the bound: cancellation, not an error.
+        assert_eq!(first_disagreement(&[256.0, 0.5], &[256.0, 1.4], 2), None);
+        assert!(first_disagreement(&[256.0, 0.5], &[256.0, 1.6], 2).is_some());
+    }
 }
