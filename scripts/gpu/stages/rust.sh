@@ -12,26 +12,34 @@
 # is seed + i, so the shards cover one run's seeds; bash's arithmetic: a given seed below 2^62);
 # the other shards run the random test only (rust-ARM-NAME-shardJ.log).
 # The CuTe modules the GPU gather_qmm cases compile at run time (seconds each, one after another
-# in a process), compiled first into the caches of the test and of its stock helper by one
-# `graph-eval moe` per quantization and build, side by side (`graph-eval moe-groups`: the
-# groups' quantized-product modules are disjoint) over the first $MOE_WARM_SEEDS [512] seeds.
-# Best effort: modules the groups share (x's copies) may be compiled by several at once, and
-# a module left out is compiled by the test.
+# in a process), compiled first over the first $MOE_WARM_SEEDS [512] seeds: one `graph-eval moe`
+# per quantization (`graph-eval moe-groups`: the groups' quantized-product modules are disjoint)
+# and build, stock's and each arm's, side by side, into that build's cache. Every stock helper
+# runs stock's build, so each arm's helper cache then gets a copy of stock's: stock's modules
+# compile once, not once per cache (on 2026-12-06 four caches took 360-370 s). Best effort:
+# modules the groups share (x's copies) may be compiled by several at once, and a module left
+# out is compiled by the test.
 warm_moe_kernels() {
-  local arm=$1 groups line t0=$SECONDS
+  local groups line arm t0=$SECONDS builds
+  builds=$(printf '%s\n' stock $ARMS | sort -u)
   groups=$(MLX_TESTS_DEVICE=gpu "$WORK/arms/stock/bin/graph-eval" moe-groups 0 "${MOE_WARM_SEEDS:-512}") || return 0
   while read -r line; do
-    MLX_TESTS_DEVICE=gpu MLX_PTX_CACHE_DIR=$WORK/ptx/$arm timeout $(($(left) - 60)) \
-      "$WORK/arms/$arm/bin/graph-eval" moe $line > /dev/null 2>&1 &
-    MLX_TESTS_DEVICE=gpu MLX_PTX_CACHE_DIR=$WORK/ptx/$arm/stock-helper timeout $(($(left) - 60)) \
-      "$WORK/arms/stock/bin/graph-eval" moe $line > /dev/null 2>&1 &
+    for arm in $builds; do
+      MLX_TESTS_DEVICE=gpu MLX_PTX_CACHE_DIR=$WORK/ptx/$arm timeout $(($(left) - 60)) \
+        "$WORK/arms/$arm/bin/graph-eval" moe $line > /dev/null 2>&1 &
+    done
   done <<< "$groups"
   wait
-  say "rust $arm: gather_qmm's kernels compiled in $((SECONDS - t0)) s, $(wc -l <<< "$groups") groups; PTX modules: $(ls "$WORK/ptx/$arm" 2>/dev/null | grep -c '\.ptx$') here, $(ls "$WORK/ptx/$arm/stock-helper" 2>/dev/null | grep -c '\.ptx$') for the stock helper"
+  for arm in $ARMS; do
+    mkdir -p "$WORK/ptx/$arm/stock-helper"
+    find "$WORK/ptx/stock" -maxdepth 1 -type f -exec cp -t "$WORK/ptx/$arm/stock-helper" {} +
+  done
+  say "rust: gather_qmm's kernels compiled in $((SECONDS - t0)) s, $(wc -l <<< "$groups") groups; PTX modules: $(for arm in $builds; do printf '%s %s ' "$arm" "$(ls "$WORK/ptx/$arm" 2>/dev/null | grep -c '\.ptx$')"; done)"
 }
 
 run_rust() {
   local arm t name jobs=() names=() i rc=0 out_of_time=0
+  [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" gather_qmm_vs_stock-gpu "* ]] && warm_moe_kernels
   for arm in $ARMS; do
     [[ -d $WORK/arms/$arm/bin/tests ]] || die "arm $arm has no test binaries (pack packs them for stock and patched)"
     for t in "$WORK/arms/$arm/bin/tests/"*; do
@@ -39,7 +47,6 @@ run_rust() {
         [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" $name "* ]] || continue
         (
           [[ $name == *-gpu ]] && export MLX_TESTS_DEVICE=gpu MLX_TESTS_GRAPH_KINDS=${MLX_TESTS_GRAPH_KINDS-small,chain}
-          [[ $name == gather_qmm_vs_stock-gpu ]] && warm_moe_kernels "$arm"
           export MLX_TESTS_STOCK_GRAPH_EVAL=$WORK/arms/stock/bin/graph-eval MLX_PTX_CACHE_DIR=$WORK/ptx/$arm
           # A -gpu run prints what it counted (stock faults, refusals) even when it passes.
           local shards=1 j r pids=() src=0 show=()
