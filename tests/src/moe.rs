@@ -151,6 +151,13 @@ pub struct Inputs {
     pub rhs: Vec<u32>,
 }
 
+impl Inputs {
+    /// The rhs indices as an array.
+    pub fn rhs_array(&self) -> Result<Array> {
+        Array::from_slice(&self.rhs, &[self.rhs.len() as i32])
+    }
+}
+
 impl Case {
     pub fn inputs(&self) -> Result<Inputs> {
         let mut rng = Rng(self.seed);
@@ -298,25 +305,28 @@ pub fn dense_on_stock_qmm_sm90(case: &Case) -> bool {
 }
 
 fn evaluate_marked(seed: u64, sorted: bool) -> Result<Vec<Output>> {
-    crate::use_device()?;
-    let gpu = crate::device().kind == mlx::DeviceType::Gpu;
-    let case = case(seed, gpu);
-    let inputs = case.inputs()?;
-    let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
-    let y = case.product(&inputs, &inputs.x, &rhs, sorted)?;
+    let (case, inputs, gpu) = on_device(seed)?;
+    let y = case.product(&inputs, &inputs.x, &inputs.rhs_array()?, sorted)?;
     if gpu && dense_on_stock_qmm_sm90(&case) {
         return Ok(vec![output(&y)?]);
     }
     Ok(vec![output(&y)?, output(&dense_product(&case, &inputs)?)?])
 }
 
+/// `seed`'s case on [`crate::device`] (selected first), its inputs, and whether it is the GPU.
+fn on_device(seed: u64) -> Result<(Case, Inputs, bool)> {
+    crate::use_device()?;
+    let gpu = crate::device().kind == mlx::DeviceType::Gpu;
+    let case = case(seed, gpu);
+    let inputs = case.inputs()?;
+    Ok((case, inputs, gpu))
+}
+
 /// `seed`'s dense product on [`crate::device`] twice, the second time after an array of NaN of
 /// the output's size was evaluated and freed (MLX's allocator hands its buffer out again): a
 /// kernel that reads memory it did not write shows it as a difference.
 pub fn dense_twice_over_nan(seed: u64) -> Result<(Output, Output)> {
-    crate::use_device()?;
-    let case = case(seed, crate::device().kind == mlx::DeviceType::Gpu);
-    let inputs = case.inputs()?;
+    let (case, inputs, _) = on_device(seed)?;
     let first = output(&dense_product(&case, &inputs)?)?;
     let elements = first.bytes.len().div_ceil(4).max(1) as i32;
     mlx::ops::full(&[elements], f64::NAN, Dtype::Float32)?.eval()?;
@@ -324,30 +334,16 @@ pub fn dense_twice_over_nan(seed: u64) -> Result<(Output, Output)> {
     Ok((first, second))
 }
 
-/// `seed`'s sorted gather_qmm and its dense product, as float32, at the rows the gather routes
-/// to `expert` (the dense product multiplies every row by the first expert's weights): for
-/// expert 0 the same products by two kernels. None when `expert` has no rows.
-pub fn gather_and_dense_rows(seed: u64, expert: usize) -> Result<Option<(Vec<f32>, Vec<f32>)>> {
-    crate::use_device()?;
-    let case = case(seed, crate::device().kind == mlx::DeviceType::Gpu);
-    let rows = case.runs.get(expert).copied().unwrap_or(0);
-    if rows == 0 {
-        return Ok(None);
-    }
-    let inputs = case.inputs()?;
-    let rhs = Array::from_slice(&inputs.rhs, &[inputs.rhs.len() as i32])?;
-    let y = case.product(&inputs, &inputs.x, &rhs, true)?;
-    // A broadcast x (one matrix for every row) gives one dense matrix.
+/// `seed`'s sorted gather_qmm and its dense product on [`crate::device`], as float32, row-major:
+/// `m * n` values per gathered matrix, experts in order (a broadcast x's one dense matrix
+/// repeated for every row). The dense product multiplies every row by the first expert's
+/// weights, so at the first expert's rows both are the same products by two kernels.
+pub fn gather_and_dense(seed: u64) -> Result<(Vec<f32>, Vec<f32>)> {
+    let (case, inputs, _) = on_device(seed)?;
+    let y = case.product(&inputs, &inputs.x, &inputs.rhs_array()?, true)?;
     let dense = mlx::ops::broadcast_to(&dense_product(&case, &inputs)?, &y.shape())?;
-    let start: i32 = case.runs[..expert].iter().sum::<usize>() as i32;
-    let of_expert = |a: &Array| -> Result<Vec<f32>> {
-        let mut from = vec![0; a.ndim()];
-        let mut to = a.shape();
-        from[0] = start;
-        to[0] = start + rows as i32;
-        slice(a, &from, &to, &vec![1; a.ndim()])?.astype(Dtype::Float32)?.to_vec::<f32>()
-    };
-    Ok(Some((of_expert(&y)?, of_expert(&dense)?)))
+    let values = |a: &Array| a.astype(Dtype::Float32)?.to_vec::<f32>();
+    Ok((values(&y)?, values(&dense)?))
 }
 
 /// Where `a` and `b`, the same products summed by two kernels in their own orders and rounded
