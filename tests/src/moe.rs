@@ -288,14 +288,13 @@ pub fn stock_reads_past_k(seed: u64) -> bool {
 
 /// Whether stock may send `case`'s dense product to qmm_sm90 on a Hopper GPU: v0.32.4's
 /// supports_qmm_sm90 admits affine 4- and 8-bit transposed products whose K is a multiple of 64
-/// and at most one group. There two stock processes gave different bits for the same dense
-/// product, now and then: in 9 cases, each after 0-18 such cases that agreed (2026-12-06, an
-/// H100, both arms: reports/h200/h100-2026-12-06-87d1929/rust/), as a kernel would that reads
-/// its parameters at other offsets than the host wrote them (NVRTC lays out qmm_sm90's Params
-/// unlike nvcc under CUDA 13: reports/upstream/cuda13-tensormap-alignment-jit-params.md). No
-/// stock process is a reference there, and no patch of the series changes that kernel.
-/// [`evaluate`] leaves those products out on the GPU; `dense_products_stock_sends_to_qmm_sm90`
-/// checks them in one process.
+/// and at most one group. Built with CUDA 13 it reads its NVRTC-compiled Params at other
+/// offsets than the host wrote them (reports/upstream/cuda13-tensormap-alignment-jit-params.md):
+/// two stock processes gave different bits for such products now and then (2026-12-06, an H100,
+/// 87d1929), and one gave -7.8e37 for -0.0288 in every process (3a4cf4c;
+/// reports/h200/h100-2026-12-06-3a4cf4c/). No stock process is a reference there; patch 0009
+/// sends these products to qmm_sm80 instead. [`evaluate`] leaves them out on the GPU;
+/// `dense_products_stock_sends_to_qmm_sm90` checks them in one process.
 pub fn dense_on_stock_qmm_sm90(case: &Case) -> bool {
     case.quant.mode == QuantMode::Affine
         && matches!(case.quant.bits, 4 | 8)

@@ -132,9 +132,11 @@ fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
 /// the gather's values within two kernels' rounding (`moe::first_disagreement`; a kernel that
 /// reads wrong parameters misses by far more). On the CPU the same cases run on its kernels.
 /// The second expert's rows, other weights, must mostly disagree: the check can fail. Built
-/// with CUDA 13, stock's qmm_sm90 may fail here (its NVRTC Params,
-/// reports/upstream/cuda13-tensormap-alignment-jit-params.md): then the stock arm fails too,
-/// and the failure is stock's.
+/// with CUDA 13, stock's qmm_sm90 fails here (its NVRTC Params,
+/// reports/upstream/cuda13-tensormap-alignment-jit-params.md): on an H100 both arms of
+/// 3a4cf4c failed at seed 32, -7.8e37 for -0.0288 (reports/h200/h100-2026-12-06-3a4cf4c/).
+/// Patch 0009 keeps these products off qmm_sm90, so with it this passes (not run on a GPU yet);
+/// without it (stock, or `--no-default-features`), it fails on Hopper under CUDA 13.
 #[test]
 fn dense_products_stock_sends_to_qmm_sm90() {
     let seeds: Vec<u64> = (0..2000)
