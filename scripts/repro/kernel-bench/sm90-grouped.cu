@@ -9,11 +9,17 @@
 // Not in its calls' time: the N-major copy of scales and biases the
 // experiment makes first (12.6 MB each way for Qwen3-30B-A3B). Built by ./run,
 // once per tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc
-// compiles the kernels in parallel.
+// compiles the kernels in parallel. With BENCH_PINGPONG=1 (the sm90-pingpong
+// bench, on gather-qmm-sm90-pingpong.patch) a kernel of CUTLASS's ping-pong
+// schedule instead, on 64 rows of weights a tile; sm90-pingpong.cu's main.
 
 #include "common.cuh"
 
-template <int TileN>
+#ifndef BENCH_PINGPONG
+#define BENCH_PINGPONG 0
+#endif
+
+template <int TileN, bool Pingpong = false>
 Kernel sm90_grouped(const Problem& p, const Operands& o);
 
 #ifdef BENCH_MAIN
@@ -74,13 +80,18 @@ int main() {
 
 #include "mlx/backend/cuda/quantized/qmm/gather_qmm_sm90.cuh"
 
-template <int TileN>
+template <int TileN, bool Pingpong>
 Kernel sm90_grouped(const Problem& p, const Operands& o) {
   using Element = cutlass::bfloat16_t;
-  using Gemm = mlx::core::cu::gather_qmm_sm90_kernel_t<
-      Element,
-      cutlass::uint4b_t,
-      cute::Shape<cute::_128, cute::Int<TileN>, cute::_64>>;
+  using Tiler =
+      cute::Shape<cute::Int<Pingpong ? 64 : 128>, cute::Int<TileN>, cute::_64>;
+#if BENCH_PINGPONG
+  using Gemm = mlx::core::cu::
+      gather_qmm_sm90_kernel_t<Element, cutlass::uint4b_t, Tiler, Pingpong>;
+#else
+  using Gemm =
+      mlx::core::cu::gather_qmm_sm90_kernel_t<Element, cutlass::uint4b_t, Tiler>;
+#endif
   int groups = p.experts, rows = p.rows(), k = p.k, n = p.n;
   using Arrays = mlx::core::GroupArrays<Gemm>;
   char* arrays_memory =
@@ -122,6 +133,8 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
           }};
 }
 
-template Kernel sm90_grouped<BENCH_TILE>(const Problem&, const Operands&);
+template Kernel sm90_grouped<BENCH_TILE, BENCH_PINGPONG>(
+    const Problem&,
+    const Operands&);
 
 #endif
