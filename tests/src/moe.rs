@@ -293,7 +293,7 @@ pub fn stock_reads_past_k(seed: u64) -> bool {
 /// two stock processes gave different bits for such products now and then (2026-12-06, an H100,
 /// 87d1929), and one gave -7.8e37 for -0.0288 in every process (3a4cf4c;
 /// reports/h200/h100-2026-12-06-3a4cf4c/). No stock process is a reference there; patch 0009
-/// sends these products to qmm_sm80 instead. [`evaluate`] leaves them out on the GPU;
+/// sends these products to the paths they take on Ampere (qmv, qmm_sm80, qmm_naive). [`evaluate`] leaves them out on the GPU;
 /// `dense_products_stock_sends_to_qmm_sm90` checks them in one process.
 pub fn dense_on_stock_qmm_sm90(case: &Case) -> bool {
     case.quant.mode == QuantMode::Affine

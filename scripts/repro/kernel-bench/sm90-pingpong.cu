@@ -15,23 +15,20 @@ Kernel sm90_grouped(const Problem& p, const Operands& o);
 
 #include "harness.cuh"
 
+// Both schedules at a tile of TileN rows.
+template <int TileN>
+std::vector<Entry> schedules() {
+  return {
+      {"sm90-cooperative", sm90_grouped<TileN, false>},
+      {"sm90-pingpong", sm90_grouped<TileN, true>}};
+}
+
 int main() {
   // The tile of rows of MLX's dispatch (gather_qmm_sm90.cu) at these rows.
-  auto entries = [](int rows) -> std::vector<Entry> {
-    switch (rows) {
-      case 64:
-        return {
-            {"sm90-cooperative", sm90_grouped<64, false>},
-            {"sm90-pingpong", sm90_grouped<64, true>}};
-      case 128:
-        return {
-            {"sm90-cooperative", sm90_grouped<128, false>},
-            {"sm90-pingpong", sm90_grouped<128, true>}};
-      default:
-        return {
-            {"sm90-cooperative", sm90_grouped<256, false>},
-            {"sm90-pingpong", sm90_grouped<256, true>}};
-    }
+  auto entries = [](int rows) {
+    return rows == 64 ? schedules<64>()
+        : rows == 128 ? schedules<128>()
+                      : schedules<256>();
   };
   const MoeShape& a3b = kMoeShapes[0];
   for (bool skewed : {false, true}) {
