@@ -10,7 +10,9 @@
 # through. RUST_SHARDS [1]: a `-gpu` run's MLX_FUZZ_CASES random cases split over that many
 # processes side by side, shard j from seed MLX_FUZZ_SEED + j * cases / shards (case i's seed
 # is seed + i, so the shards cover one run's seeds; bash's arithmetic: a given seed below 2^62);
-# the other shards run the random test only (rust-ARM-NAME-shardJ.log).
+# the other shards run the random test only (rust-ARM-NAME-shardJ.log). RUST_FILTER: a test name
+# filter for every run (libtest's); the kernels are then not compiled first (the filtered
+# tests compile what they use).
 # The CuTe modules the GPU gather_qmm cases compile at run time (seconds each, one after another
 # in a process), compiled first over the first $MOE_WARM_SEEDS [512] seeds: one `graph-eval moe`
 # per quantization (`graph-eval moe-groups`: the groups' quantized-product modules are disjoint)
@@ -39,7 +41,7 @@ warm_moe_kernels() {
 
 run_rust() {
   local arm t name jobs=() names=() i rc=0 out_of_time=0
-  [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" gather_qmm_vs_stock-gpu "* ]] && warm_moe_kernels
+  [[ -z ${RUST_FILTER:-} ]] && [[ -z ${RUST_TESTS:-} || " $RUST_TESTS " == *" gather_qmm_vs_stock-gpu "* ]] && warm_moe_kernels
   for arm in $ARMS; do
     [[ -d $WORK/arms/$arm/bin/tests ]] || die "arm $arm has no test binaries (pack packs them for stock and patched)"
     for t in "$WORK/arms/$arm/bin/tests/"*; do
@@ -61,7 +63,7 @@ run_rust() {
             done
             export MLX_FUZZ_SEED=$seed MLX_FUZZ_CASES=$cases
           fi
-          timeout $(($(left) - 20)) "$t" --test-threads 1 "${show[@]}" > "$LOGS/rust-$arm-$name.log" 2>&1 || src=$?
+          timeout $(($(left) - 20)) "$t" ${RUST_FILTER:+"$RUST_FILTER"} --test-threads 1 "${show[@]}" > "$LOGS/rust-$arm-$name.log" 2>&1 || src=$?
           # The worst exit wins: a timeout (124) over a failure over a pass.
           for j in "${pids[@]}"; do wait "$j"; r=$?; ((r > src)) && src=$r; done
           exit "$src"
