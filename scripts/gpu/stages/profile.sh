@@ -22,10 +22,10 @@ run_gputime() {
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 
-# One request of mlx_ab_protocol::ops (JSON lines) for op-bench: CALLS [1] affine4 up gather_qmm
+# One request of mlx_ab_protocol::ops (JSON lines) for op-bench: CALLS [1] affine4 PROJ [up] gather_qmm
 # calls of ROWS rows per expert, EXPERTS experts, K -> N, uniform loads, in one graph; then quit.
-gather_qmm_request() { # ROWS EXPERTS K N [CALLS]
-  printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"up","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":%s,"reps":1}\n{"request":"quit"}\n' "$1" "$2" "$3" "$4" "${5:-1}"
+gather_qmm_request() { # ROWS EXPERTS K N [CALLS [PROJ]] (the shape is up's; down swaps K and N)
+  printf '{"request":"time","op":{"op":"gather_qmm","mode":"affine4","proj":"%s","rows_per_expert":%s,"shape":[%s,%s,%s],"routing":"uniform"},"calls":%s,"reps":1}\n{"request":"quit"}\n' "${6:-up}" "$1" "$2" "$3" "$4" "${5:-1}"
 }
 
 # ARM's op-bench, reading requests on stdin, under TOOL... (ncu or compute-sanitizer and their
@@ -72,28 +72,32 @@ run_memcheck() {
 # of 3 affine4 up calls at Qwen3-30B-A3B's expert shapes, clocks left alone; the difference is
 # 2 calls' kernels, by name (scripts/gpu/gputime_summary.py): calltime-ARM[-VALUE]-rR.txt. Set
 # against the wall time per call of `ops`, it splits kernels from the rest (launches, waits,
-# memory). Arms $CALLTIME_ARMS [patched], rows per expert $CALLTIME_ROWS [256];
+# memory). Arms $CALLTIME_ARMS [patched], rows per expert $CALLTIME_ROWS [256], projections
+# $CALLTIME_PROJECTIONS [up] (down: calltime-ARM-rR-down.txt);
 # CALLTIME_VARIANTS="VAR=VALUE ...", as memcheck's: each arm once per assignment, in its
 # environment (MLX_GATHER_QMM_SM90=off), calltime-ARM-VALUE-rR.txt.
 run_calltime() {
-  local ncu=$1 arm variant r calls log
+  local ncu=$1 arm variant r calls log projection
   local variants=(${CALLTIME_VARIANTS:-})
   ((${#variants[@]})) || variants=("")
   for arm in ${CALLTIME_ARMS:-patched}; do
     for variant in "${variants[@]}"; do
       for r in ${CALLTIME_ROWS:-256}; do
-        log=calltime-$arm${variant:+-${variant#*=}}-r$r
-        time_for "$log" 120 || return 3
-        for calls in 1 3; do
-          gather_qmm_request "$r" 128 2048 768 "$calls" | (
-            [[ -z $variant ]] || export "$variant"
-            op_bench_under "$arm" "$ncu" --clock-control none --metrics gpu__time_duration.sum \
-              --csv --print-units base
-          ) > "$LOGS/$log-$calls.csv" 2> "$LOGS/$log-$calls.log" || { say "$log: ncu exit $?"; return 2; }
+        for projection in ${CALLTIME_PROJECTIONS:-up}; do
+          log=calltime-$arm${variant:+-${variant#*=}}-r$r
+          [[ $projection == up ]] || log+=-$projection
+          time_for "$log" 120 || return 3
+          for calls in 1 3; do
+            gather_qmm_request "$r" 128 2048 768 "$calls" "$projection" | (
+              [[ -z $variant ]] || export "$variant"
+              op_bench_under "$arm" "$ncu" --clock-control none --metrics gpu__time_duration.sum \
+                --csv --print-units base
+            ) > "$LOGS/$log-$calls.csv" 2> "$LOGS/$log-$calls.log" || { say "$log: ncu exit $?"; return 2; }
+          done
+          python3 scripts/gpu/gputime_summary.py "$LOGS/$log-"{1,3}.csv 2 "gather_qmm call" \
+            > "$LOGS/$log.txt" 2>&1
+          say "$log: $(sed -n 2p "$LOGS/$log.txt")"
         done
-        python3 scripts/gpu/gputime_summary.py "$LOGS/$log-"{1,3}.csv 2 "gather_qmm call" \
-          > "$LOGS/$log.txt" 2>&1
-        say "$log: $(sed -n 2p "$LOGS/$log.txt")"
       done
     done
   done
