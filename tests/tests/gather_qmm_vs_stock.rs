@@ -135,8 +135,9 @@ fn coverage(seeds: &[u64], took: std::time::Duration) -> String {
 /// with CUDA 13, stock's qmm_sm90 fails here (its NVRTC Params,
 /// reports/upstream/cuda13-tensormap-alignment-jit-params.md): on an H100 both arms of
 /// 3a4cf4c failed at seed 32, -7.8e37 for -0.0288 (reports/h200/h100-2026-12-06-3a4cf4c/).
-/// Patch 0009 keeps these products off qmm_sm90, so with it this passes (not run on a GPU yet);
-/// without it (stock, or `--no-default-features`), it fails on Hopper under CUDA 13.
+/// Patch 0009 keeps these products off qmm_sm90, so with it this passes (an H100, a694b96:
+/// reports/h200/h100-2026-12-06-a694b96/); without it (stock, or `--no-default-features`), it
+/// fails on Hopper under CUDA 13.
 #[test]
 fn dense_products_stock_sends_to_qmm_sm90() {
     let seeds: Vec<u64> = (0..2000)
