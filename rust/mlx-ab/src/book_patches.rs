@@ -273,7 +273,7 @@ fn rows(s: &Sources) -> Vec<PatchRow> {
         let total = points.count();
         let differ = identical < total || runs.iter().any(|r| r.verdict == "different");
         let levels = [("op level", op_ev.as_slice()), ("end to end", run_ev.as_slice())];
-        let mut row = row(&machines, &levels, s, Some(id), "anything on its current code");
+        let mut row = row(&machines, &levels, s, Some(id), "a measurement of its current code");
         row.name = format!("`{}`", patch.name);
         row.subject = s.subjects[id].clone();
         row.identity = identity((identical, total), &runs);
@@ -288,7 +288,7 @@ fn rows(s: &Sources) -> Vec<PatchRow> {
         e2e_evidence(r, None, now, &mut ev);
     }
     let levels = [("op level", &[][..]), ("end to end", ev.as_slice())];
-    let mut row = row(&machines, &levels, s, None, "anything on the current series");
+    let mut row = row(&machines, &levels, s, None, "a measurement of the current series");
     // Op level is per patch: a sweep changes ops of one patch, not the series'.
     row.cells.iter_mut().take(machines.len()).for_each(|c| *c = "(per patch)".into());
     row.not_run.retain(|n| !n.starts_with("op level"));
