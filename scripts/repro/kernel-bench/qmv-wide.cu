@@ -37,7 +37,12 @@ constexpr int kWarps = 8;
 // bits 16-19 of 128.0f (one ulp there is 1).
 template <int I>
 __device__ __forceinline__ float q_plus_128(uint32_t word) {
-  uint32_t at16 = I < 4 ? word << (16 - 4 * I) : word >> (4 * I - 16);
+  uint32_t at16;
+  if constexpr (I < 4) {
+    at16 = word << (16 - 4 * I);
+  } else {
+    at16 = word >> (4 * I - 16);
+  }
   return __uint_as_float((at16 & 0x000F0000u) | 0x43000000u);
 }
 
@@ -159,6 +164,11 @@ __global__ void __launch_bounds__(kWarps * 32) qmv_wide_kernel(
 
 template <int Features, int Rows>
 Kernel qmv_wide(const Problem& p, const Operands& o) {
+  // A warp's loads take Features whole rows of weights.
+  if (p.n % Features) {
+    std::fprintf(stderr, "qmv-wide: N %d not a multiple of %d\n", p.n, Features);
+    std::exit(1);
+  }
   dim3 blocks((p.n + kWarps * Features - 1) / (kWarps * Features), p.experts);
   return {[=] {
     qmv_wide_kernel<Features, Rows><<<blocks, kWarps * 32>>>(
