@@ -1,5 +1,6 @@
 //! The patch series against the source MLX is built from (pinned v0.32.4 unless `MLX_SRC_DIR`):
-//! every patch applies alone, and all of them apply in series order.
+//! every patch applies alone, all of them apply in series order, and each experiment patch applies
+//! alone or on the series.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,6 +147,31 @@ fn each_patch_applies_alone() {
 #[test]
 fn all_patches_apply_in_series_order() {
     apply_to_fresh_source(&series_files()).unwrap();
+}
+
+/// Every experiment patch (`scripts/repro/experiments/`) applies to the pinned source alone or on
+/// top of the whole series (`EXTRA_BASE=all` on the GPU machine): a series change that leaves one
+/// stale fails here, not in a build on the GPU machine.
+#[test]
+fn every_experiment_applies_to_the_source_or_on_the_series() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/repro/experiments");
+    let mut experiments: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "patch"))
+        .collect();
+    experiments.sort();
+    assert!(!experiments.is_empty(), "no experiment patches in {}", dir.display());
+    for experiment in experiments {
+        let Err(alone) = apply_to_fresh_source(std::slice::from_ref(&experiment)) else {
+            continue;
+        };
+        let mut on_series = series_files();
+        on_series.push(experiment.clone());
+        if let Err(with_series) = apply_to_fresh_source(&on_series) {
+            panic!("applies neither alone ({alone}) nor on the series ({with_series})");
+        }
+    }
 }
 
 /// The real build script, stopped before cmake by an extra patch that cannot apply.
