@@ -1,15 +1,16 @@
 // The grouped Hopper GEMM (series patch 0008, gather-qmm-sm90-grouped; an
-// experiment until 2026-12-06) alone, without an MLX build: its setup and
-// GEMM kernels launched as its gather_qmm_sm90_launch launches them, against
-// the series' kernel at these calls (0004's rhs kernel at 0006's tile):
-// bfloat16 x 4-bit weights (groups of 64) of four MoE checkpoints' expert
-// shapes (common.cuh), Qwen3-30B-A3B's at 16 to 256 rows per expert, the
-// others' at 64 to 256, the experiment's tile of rows that of MLX's dispatch
-// (gather_qmm_sm90.cu); and Qwen3-30B-A3B's with skewed rows.
-// Not in its calls' time: the N-major copy of scales and biases the
-// experiment makes first (12.6 MB each way for Qwen3-30B-A3B). Built by ./run,
-// once per tile (BENCH_TILE) and once for main (BENCH_MAIN), so that nvcc
-// compiles the kernels in parallel. With BENCH_PINGPONG=1 (the sm90-pingpong
+// experiment until 2026-12-06) alone, without an MLX build: its setup and GEMM
+// kernels launched as its gather_qmm_sm90_launch launches them, against the
+// series' kernel at these calls (0004's rhs kernel at 0006's tile): bfloat16 x
+// 4-bit weights (groups of 64) of four MoE checkpoints' expert shapes
+// (common.cuh), Qwen3-30B-A3B's at 16 to 256 rows per expert, the others' at 64
+// to 256, the experiment's tile of rows that of MLX's dispatch
+// (gather_qmm_sm90.cu); and Qwen3-30B-A3B's with skewed rows. Not in its calls'
+// time: the N-major copy of scales and biases the experiment makes first (12.6
+// MB each way for Qwen3-30B-A3B). Built by ./run, once per tile (BENCH_TILE)
+// and once for main (BENCH_MAIN), so that nvcc compiles the kernels in
+// parallel. At 128 rows per expert of Qwen3-30B-A3B a third entry times the
+// GEMM alone (sm90_grouped_gemm). With BENCH_PINGPONG=1 (the sm90-pingpong
 // bench, on gather-qmm-sm90-pingpong.patch) a kernel of CUTLASS's ping-pong
 // schedule instead, on 64 rows of weights a tile; sm90-pingpong.cu's main.
 
@@ -21,6 +22,12 @@
 
 template <int TileN, bool Pingpong = false>
 Kernel sm90_grouped(const Problem& p, const Operands& o);
+// The same kernels with the setup run once, when made: each call its GEMM
+// alone. Back to back a call took 171 us at 128 rows per expert (up, H100,
+// 2026-12-06, 3a4cf4c) where ncu gave the GEMM 116 us and the setup 9.6 in
+// MLX; this entry tells which of the two the bench's extra time is in.
+template <int TileN>
+Kernel sm90_grouped_gemm(const Problem& p, const Operands& o);
 
 #ifdef BENCH_MAIN
 
@@ -68,9 +75,11 @@ int main() {
       for (int rows : all_rows) {
         std::printf(
             "# %s %s: experts=%d\n", m.name, up ? "up" : "down", m.experts);
-        compare(
-            {m.experts, rows, m.k(up), m.n(up)},
-            {{"series-rhs", series::rhs}, grouped(rows)});
+        std::vector<Entry> entries{{"series-rhs", series::rhs}, grouped(rows)};
+        if (qwen3_30b && rows == 128) {
+          entries.push_back({"sm90-gemm-only", sm90_grouped_gemm<128>});
+        }
+        compare({m.experts, rows, m.k(up), m.n(up)}, entries);
       }
     }
   }
@@ -80,8 +89,9 @@ int main() {
 
 #include "mlx/backend/cuda/quantized/qmm/gather_qmm_sm90.cuh"
 
+// With setup_each_call false, the setup runs once here and a call is the GEMM.
 template <int TileN, bool Pingpong>
-Kernel sm90_grouped(const Problem& p, const Operands& o) {
+Kernel grouped_kernel(const Problem& p, const Operands& o, bool setup_each_call) {
   using Element = cutlass::bfloat16_t;
   using Tiler =
       cute::Shape<cute::Int<Pingpong ? 64 : 128>, cute::Int<TileN>, cute::_64>;
@@ -108,7 +118,7 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
 
   // One call as MLX makes it: setup, GEMM, on N-major scales and biases.
-  auto call = [=] {
+  auto setup = [=] {
     mlx::core::gather_qmm_sm90_groups<Gemm><<<(groups + 127) / 128, 128>>>(
         o.rhs,
         rows,
@@ -123,6 +133,15 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
         static_cast<const char*>(o.biases_n_major),
         static_cast<char*>(o.out),
         g);
+  };
+  if (!setup_each_call) {
+    setup();
+    CHECK(cudaDeviceSynchronize());
+  }
+  auto call = [=] {
+    if (setup_each_call) {
+      setup();
+    }
     kernel<<<Gemm::get_grid_shape(params), Gemm::get_block_shape(), smem>>>(
         params);
   };
@@ -133,8 +152,21 @@ Kernel sm90_grouped(const Problem& p, const Operands& o) {
           }};
 }
 
+template <int TileN, bool Pingpong>
+Kernel sm90_grouped(const Problem& p, const Operands& o) {
+  return grouped_kernel<TileN, Pingpong>(p, o, true);
+}
+
+template <int TileN>
+Kernel sm90_grouped_gemm(const Problem& p, const Operands& o) {
+  return grouped_kernel<TileN, false>(p, o, false);
+}
+
 template Kernel sm90_grouped<BENCH_TILE, BENCH_PINGPONG>(
     const Problem&,
     const Operands&);
+#if !BENCH_PINGPONG
+template Kernel sm90_grouped_gemm<BENCH_TILE>(const Problem&, const Operands&);
+#endif
 
 #endif
