@@ -19,7 +19,7 @@ run_mutation() {
     local mrc=$?
     tail -n 12 "$LOGS/mutation-$n.txt"
     # The builds' and cases' logs come back with the others.
-    mkdir -p "$LOGS/mutation-$n" && cp target/mutation-check/logs/* "$LOGS/mutation-$n/" 2>/dev/null
+    mkdir -p "$LOGS/mutation-$n" && cp target/mutation-check/logs/"$n"/* "$LOGS/mutation-$n/" 2>/dev/null
     # Stopped by the budget: no verdict, so not stamped (2026-12-06, a694b96: a check cut short
     # was stamped done, and the next call skipped it).
     ((mrc == 124)) && { say "mutation $n: stopped by the budget; call again"; return 3; }

@@ -32,6 +32,12 @@ run_suite() {
   [[ -f $series ]] || series=
   python3 scripts/gpu/suite_summary.py "$LOGS" $series > "$LOGS/mlx-suite.json" || die "suite summary"
   python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d["patch_only_failures"]), {a: {k: (v["cases"], v["failed"]) for k, v in r.items()} for a, r in d["runs"].items()})' "$LOGS/mlx-suite.json"
+  # A filter that matches no case fails the stage (2026-12-06, fc98330: a ':'-separated
+  # SUITE_CASES ran nothing, and the stage was stamped done).
+  local empty
+  empty=$(for arm in $ARMS; do for dev in "${runs[@]}"; do
+    grep -lE '^\[doctest\] test cases: *0 \|' "$LOGS/suite-$arm-$dev.log"; done; done)
+  [[ -z $empty ]] || { say "suite: no case ran (${SUITE_CASES:-}): $empty"; return 1; }
   # A run stopped by the budget is run again by the next call (on a warm JIT cache).
   ! grep -qx 124 "$LOGS"/suite-*.rc || { say "suite: a run ran out of time; call again"; return 3; }
 }
