@@ -3,10 +3,11 @@
 // the same calls: the per-row qmm_sm80_kernel (what the series runs under 4
 // rows per expert) and 0004's rhs kernel; issue 26's item 2 (sorted gather_qmm
 // at 1-8 rows per expert at >= 2.4 TB/s of the bytes a call must move). Its
-// forms: Features per warp and Rows per pass (MLX's dispatch takes 8 and 2).
-// Outputs: float32 sums in another order than the series' kernels, so not
-// bit-identical; the harness checks them against float32
-// (max_error_over_rms). Built by ./run from the series with the patch.
+// forms: Features per warp, Rows per pass and Stages (steps of weights in
+// flight; MLX's dispatch takes 8, 2 and 4). Outputs: float32 sums in another
+// order than the series' kernels, so not bit-identical; the harness checks
+// them against float32 (max_error_over_rms). Built by ./run from the series
+// with the patch.
 
 #include "common.cuh"
 #include "harness.cuh"
@@ -15,17 +16,20 @@
 
 namespace {
 
-template <int Features, int Rows>
+template <int Features, int Rows, int Stages>
 Kernel qmv_wide(const Problem& p, const Operands& o) {
   // A warp's loads take Features whole rows of weights.
   if (p.n % Features) {
     std::fprintf(stderr, "qmv-wide: N %d not a multiple of %d\n", p.n, Features);
     std::exit(1);
   }
-  constexpr int kWarps = mlx::core::cu::kWideWarps;
-  dim3 blocks((p.n + kWarps * Features - 1) / (kWarps * Features), p.experts);
+  namespace cu = mlx::core::cu;
+  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages>;
+  size_t smem = cu::wide::smem_bytes<Features, Rows, Stages>(p.k);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  dim3 blocks((p.n + cu::kWideWarps * Features - 1) / (cu::kWideWarps * Features), p.experts);
   return {[=] {
-    mlx::core::cu::gather_qmv_wide_kernel<Features, Rows><<<blocks, kWarps * 32>>>(
+    kernel<<<blocks, cu::kWideWarps * 32, smem>>>(
         static_cast<const Bf16*>(o.x),
         o.w,
         static_cast<const Bf16*>(o.scales),
@@ -47,9 +51,9 @@ int main() {
     for (int rows : {1, 2, 4, 8}) {
       std::vector<Entry> entries{
           {"series-rhs", series::rhs},
-          {"qmv-wide-f8-r2", qmv_wide<8, 2>},
-          {"qmv-wide-f4-r2", qmv_wide<4, 2>},
-          {"qmv-wide-f8-r4", qmv_wide<8, 4>}};
+          {"qmv-wide-f8-r2-s4", qmv_wide<8, 2, 4>},
+          {"qmv-wide-f8-r2-s2", qmv_wide<8, 2, 2>},
+          {"qmv-wide-f4-r2-s4", qmv_wide<4, 2, 4>}};
       // Under 4 rows per expert the series keeps the per-row path (0004's
       // threshold): the baseline there.
       if (rows < 4) {
