@@ -24,7 +24,7 @@ Kernel qmv_wide(const Problem& p, const Operands& o) {
     std::exit(1);
   }
   namespace cu = mlx::core::cu;
-  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages>;
+  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages, true>;
   size_t smem = cu::wide::smem_bytes<Features, Rows, Stages>(p.k);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   dim3 blocks((p.n + cu::kWideWarps * Features - 1) / (cu::kWideWarps * Features), p.experts);
