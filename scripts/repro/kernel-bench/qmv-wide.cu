@@ -4,7 +4,8 @@
 // rows per expert) and 0004's rhs kernel; issue 26's item 2 (sorted gather_qmm
 // at 1-8 rows per expert at >= 2.4 TB/s of the bytes a call must move). Its
 // forms: Features per warp, Rows per pass and Stages (steps of weights in
-// flight; MLX's dispatch takes 8, 2 and 4). Outputs: float32 sums in another
+// flight; MLX's dispatch takes 8, 2 and 4), and its unsorted mode at one
+// sequence's decode step (8 rows, 8 experts). Outputs: float32 sums in another
 // order than the series' kernels, so not bit-identical; the harness checks
 // them against float32 (max_error_over_rms). Built by ./run from the series
 // with the patch.
@@ -16,7 +17,9 @@
 
 namespace {
 
-template <int Features, int Rows, int Stages>
+// Sorted: a block row per expert, passes of Rows rows; unsorted (Rows 1): a
+// block row per row.
+template <int Features, int Rows, int Stages, bool Sorted = true>
 Kernel qmv_wide(const Problem& p, const Operands& o) {
   // A warp's loads take Features whole rows of weights.
   if (p.n % Features) {
@@ -24,10 +27,12 @@ Kernel qmv_wide(const Problem& p, const Operands& o) {
     std::exit(1);
   }
   namespace cu = mlx::core::cu;
-  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages, true>;
+  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages, Sorted>;
   size_t smem = cu::wide::smem_bytes<Features, Rows, Stages>(p.k);
   CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
-  dim3 blocks((p.n + cu::kWideWarps * Features - 1) / (cu::kWideWarps * Features), p.experts);
+  dim3 blocks(
+      (p.n + cu::kWideWarps * Features - 1) / (cu::kWideWarps * Features),
+      Sorted ? p.experts : p.rows());
   return {[=] {
     kernel<<<blocks, cu::kWideWarps * 32, smem>>>(
         static_cast<const Bf16*>(o.x),
@@ -61,5 +66,16 @@ int main() {
       }
       compare({128, rows, k, n}, entries);
     }
+  }
+  // One sequence's decode step: its 8 rows go to 8 different experts, and
+  // only those experts' weights are read. mlx-lm leaves 8 indices unsorted,
+  // so the series runs the per-row kernel; the wide kernel's unsorted mode
+  // takes a block row per row.
+  for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
+    compare(
+        {8, 1, k, n},
+        {{"series-per-row", series::per_row},
+         {"qmv-wide-unsorted-f8-s4", qmv_wide<8, 1, 4, false>},
+         {"qmv-wide-unsorted-f8-s2", qmv_wide<8, 1, 2, false>}});
   }
 }
