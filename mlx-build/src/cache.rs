@@ -26,9 +26,14 @@ pub fn root() -> Fallible<PathBuf> {
         .join("mlx-ab"))
 }
 
+/// The line of a build spec that gives its key: a program that loads an install's `libmlx.so`
+/// reports the key of that build, not the one it was compiled against.
+pub const SPEC_KEY_PREFIX: &str = "key: ";
+
 /// Everything that changes the built library, hashed into its cache key.
 pub struct BuildSpec {
     pub key: String,
+    /// The facts, one per line, then the key (`SPEC_KEY_PREFIX`).
     pub description: String,
 }
 
@@ -38,18 +43,20 @@ impl BuildSpec {
     pub fn new(facts: &[(&str, String)]) -> Self {
         // A value of several lines (the patch list) goes below its name, one entry per line.
         let line = |(name, value): &(&str, String)| match value.contains('\n') {
-            true => format!("{name}:\n{value}"),
+            true => format!("{name}:\n{}\n", value.trim_end_matches('\n')),
             false => format!("{name}: {value}\n"),
         };
-        let description: String = std::iter::once("format: mlx-build v2\n".to_string())
-            .chain(facts.iter().map(line))
-            .collect();
         let keyed: String = facts
             .iter()
             .filter(|(name, _)| *name != "source")
             .map(|(n, v)| format!("{n}: {v}\n"))
             .collect();
-        BuildSpec { key: digest::bytes(keyed.as_bytes())[..24].to_string(), description }
+        let key = digest::bytes(keyed.as_bytes())[..24].to_string();
+        let description: String = std::iter::once("format: mlx-build v2\n".to_string())
+            .chain(facts.iter().map(line))
+            .chain(std::iter::once(format!("{SPEC_KEY_PREFIX}{key}\n")))
+            .collect();
+        BuildSpec { key, description }
     }
 }
 
@@ -148,6 +155,13 @@ mod tests {
         };
         assert_eq!(spec("/a", "d1"), spec("/b", "d1"));
         assert_ne!(spec("/a", "d1"), spec("/a", "d2"));
+    }
+
+    #[test]
+    fn the_description_ends_with_the_key() {
+        let spec = BuildSpec::new(&[("source", "/a".into()), ("patches", "p1\np2".into())]);
+        let last = spec.description.lines().last().unwrap();
+        assert_eq!(last.strip_prefix(SPEC_KEY_PREFIX), Some(spec.key.as_str()));
     }
 
     fn fill_ok(staging: &Path) -> Fallible<()> {

@@ -245,7 +245,14 @@ fn write_build_info(selected: &patches::Selection, info: &Info) -> Fallible<()> 
          pub const SHARED: bool = {};\n\
          /// Sanitizers instrumenting this MLX and the shim (`MLX_SANITIZE`): `address,undefined`,\n\
          /// `thread`, or empty.\n\
-         pub const SANITIZE: &str = {:?};\n",
+         pub const SANITIZE: &str = {:?};\n\
+         /// Files mlx-build writes into an install prefix: the patch ids, the patch files'\n\
+         /// `sha256sum` lines, and the build spec, whose line starting `SPEC_KEY_PREFIX` gives\n\
+         /// the build key.\n\
+         pub const PATCHES_FILE: &str = {:?};\n\
+         pub const SERIES_FILE: &str = {:?};\n\
+         pub const SPEC_FILE: &str = {:?};\n\
+         pub const SPEC_KEY_PREFIX: &str = {:?};\n",
         selected.series_ids(),
         selected.extra_names(),
         info.source_digest,
@@ -256,6 +263,10 @@ fn write_build_info(selected: &patches::Selection, info: &Info) -> Fallible<()> 
         info.backend,
         info.shared,
         info.sanitize,
+        mlx_build::builder::PATCHES_FILE,
+        mlx_build::builder::SERIES_FILE,
+        mlx_build::cache::SPEC_FILE,
+        mlx_build::cache::SPEC_KEY_PREFIX,
     );
     fs::write(&out, text).map_err(|e| format!("writing {}: {e}", out.display()))
 }
@@ -303,7 +314,7 @@ fn link_mlx(prefix: &Path, shared: bool) -> Fallible<()> {
         // link through links there, so `libmlx.so` is found without an rpath (which a build
         // script cannot give to other crates' binaries).
         let out = PathBuf::from(env::var("OUT_DIR").unwrap()).join("mlx");
-        for sub in ["lib", "include", "PATCHES"] {
+        for sub in ["lib", "include", mlx_build::builder::PATCHES_FILE] {
             let link = out.join(sub);
             let _ = fs::remove_file(&link);
             fs::create_dir_all(&out).map_err(|e| format!("creating {}: {e}", out.display()))?;

@@ -10,6 +10,12 @@ pub fn current() -> Info {
     // A shared libmlx's install says what it was built with; an unreadable one is refused when
     // the worker starts (`check_loaded_build`), so here it only goes unreported.
     let install = mlx::backend::loaded_install().ok().flatten();
+    // A loaded install's key: the worker may run another build's libmlx.so (an arm built
+    // beside the one it was compiled against).
+    let build_key = match &install {
+        Some(install) => install.build_key.clone().unwrap_or_else(|| "unknown".into()),
+        None => mlx_sys::build_info::BUILD_KEY.to_string(),
+    };
     let extra_patches = match &install {
         Some(install) => install.extra_files().iter().map(|l| file_of(l).to_string()).collect(),
         None => mlx_sys::build_info::EXTRA_PATCHES.iter().map(|p| p.to_string()).collect(),
@@ -21,7 +27,7 @@ pub fn current() -> Info {
         extra_patches,
         patch_files: install.map(|i| i.files).unwrap_or_default(),
         source: mlx_sys::build_info::SOURCE.to_string(),
-        build_key: mlx_sys::build_info::BUILD_KEY.to_string(),
+        build_key,
         library_path: device::library_path(),
         gpu_available: mlx::backend::gpu_available().unwrap_or(false),
         gpu: device::gpu_info(),

@@ -6,6 +6,7 @@ use crate::book_sources::SeriesFile;
 use crate::ops_report::timing_cells;
 use crate::provenance::Provenance;
 use crate::stats::PairedTimes;
+use mlx_build::builder::{PATCHES_FILE, SERIES_FILE};
 use mlx_build::digest;
 use serde::Serialize;
 use std::path::Path;
@@ -42,8 +43,8 @@ impl ArmBuild {
         let lines = |text: &str| -> Vec<String> {
             text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
         };
-        let patches = read("PATCHES")?.map(|t| lines(&t)).unwrap_or_default();
-        let series_text = read("SERIES")?;
+        let patches = read(PATCHES_FILE)?.map(|t| lines(&t)).unwrap_or_default();
+        let series_text = read(SERIES_FILE)?;
         let series = series_text
             .as_deref()
             .map(lines)
@@ -53,7 +54,7 @@ impl ArmBuild {
                 Some((sha256, name)) => Ok(SeriesFile { name: name.into(), sha256: sha256.into() }),
                 None => Err(format!(
                     "{}: `{l}` is not a `sha256  file` line",
-                    dir.join("SERIES").display()
+                    dir.join(SERIES_FILE).display()
                 )),
             })
             .collect::<Result<_, _>>()?;

@@ -44,7 +44,8 @@ pub fn gpu_device_info(index: usize) -> Result<Vec<(String, String)>> {
 }
 
 /// What the install prefix of a shared `libmlx` says was built into it (files written by
-/// mlx-build: `<prefix>/lib/libmlx.so`, `<prefix>/PATCHES`, `<prefix>/SERIES`).
+/// mlx-build: `<prefix>/lib/libmlx.so`, `<prefix>/PATCHES`, `<prefix>/SERIES`,
+/// `<prefix>/BUILD_SPEC.txt`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedInstall {
     /// The loaded library ([`library_path`]).
@@ -54,6 +55,12 @@ pub struct LoadedInstall {
     /// `sha256  file` of every patch file applied, series then extra ones (`SERIES`); empty
     /// where the install has no `SERIES`.
     pub files: Vec<String>,
+    /// The key of the build that made this library: its build spec's key line, or, for an
+    /// install whose spec has none (written before the key was), this program's own build key
+    /// where the library is the one it was built with. `None`: unknown. A program may load
+    /// another install's library (same patch ids, other extra patches or another backend), so
+    /// its own key is not taken for that one's.
+    pub build_key: Option<String>,
 }
 
 impl LoadedInstall {
@@ -81,11 +88,22 @@ pub fn loaded_install() -> Result<Option<LoadedInstall>> {
     let lines = |text: String| -> Vec<String> {
         text.lines().map(str::trim).filter(|l| !l.is_empty()).map(String::from).collect()
     };
-    let file = prefix.join("PATCHES");
+    use mlx_sys::build_info::{BUILD_DIR, BUILD_KEY, PATCHES_FILE, SERIES_FILE, SPEC_FILE};
+    let file = prefix.join(PATCHES_FILE);
     let patches = std::fs::read_to_string(&file)
         .map_err(|e| invalid(format!("{}: {e} (not a build of this project?)", file.display())))?;
-    let files = std::fs::read_to_string(prefix.join("SERIES")).map(lines).unwrap_or_default();
-    Ok(Some(LoadedInstall { library, patches: lines(patches), files }))
+    let files = std::fs::read_to_string(prefix.join(SERIES_FILE)).map(lines).unwrap_or_default();
+    let spec = std::fs::read_to_string(prefix.join(SPEC_FILE)).unwrap_or_default();
+    let own_build = std::fs::canonicalize(BUILD_DIR).is_ok_and(|own| own == prefix);
+    let build_key = spec_key(&spec).or_else(|| own_build.then(|| BUILD_KEY.to_string()));
+    Ok(Some(LoadedInstall { library, patches: lines(patches), files, build_key }))
+}
+
+/// The key line of a build spec (`BUILD_SPEC.txt`).
+fn spec_key(spec: &str) -> Option<String> {
+    spec.lines()
+        .find_map(|l| l.strip_prefix(mlx_sys::build_info::SPEC_KEY_PREFIX))
+        .map(String::from)
 }
 
 /// Checks that a shared `libmlx` loaded at run time is a build of the patches this program was
@@ -114,6 +132,7 @@ mod tests {
             library: "/prefix/lib/libmlx.so".into(),
             patches: patches.iter().map(|s| s.to_string()).collect(),
             files: files.iter().map(|s| s.to_string()).collect(),
+            build_key: None,
         };
         let stock_and_experiment = install(&[], &["ab12  experiment.patch"]);
         assert_eq!(stock_and_experiment.extra_files(), ["ab12  experiment.patch"]);
@@ -122,5 +141,12 @@ mod tests {
         assert!(series_only.extra_files().is_empty());
         // An install without SERIES: nothing is known beyond PATCHES.
         assert!(install(&["fused-causal-softmax"], &[]).extra_files().is_empty());
+    }
+
+    #[test]
+    fn the_build_key_is_the_spec_files_key_line() {
+        let spec = "format: mlx-build v2\npatches:\n0001-a.patch\nflags: x\nkey: ab12\n";
+        assert_eq!(super::spec_key(spec).as_deref(), Some("ab12"));
+        assert_eq!(super::spec_key("format: mlx-build v2\nflags: x\n"), None);
     }
 }

@@ -32,6 +32,8 @@ fn loaded_install_is_this_builds() {
     if let Some(install) = install {
         assert_eq!(install.patches, mlx_sys::build_info::PATCHES);
         assert_eq!(install.extra_files().len(), mlx_sys::build_info::EXTRA_PATCHES.len());
+        // This test loads the library it was built with: its key is this build's.
+        assert_eq!(install.build_key.as_deref(), Some(mlx_sys::build_info::BUILD_KEY));
     }
     mlx::backend::check_loaded_build().unwrap();
 }
@@ -39,9 +41,10 @@ fn loaded_install_is_this_builds() {
 /// Whether this MLX was built with a GPU backend (CUDA or Metal), from the cmake flags that
 /// mlx-sys records next to the build.
 fn gpu_build() -> bool {
-    let spec =
-        std::fs::read_to_string(Path::new(mlx_sys::build_info::BUILD_DIR).join("BUILD_SPEC.txt"))
-            .unwrap_or_default();
+    let spec = std::fs::read_to_string(
+        Path::new(mlx_sys::build_info::BUILD_DIR).join(mlx_sys::build_info::SPEC_FILE),
+    )
+    .unwrap_or_default();
     cfg!(target_os = "macos")
         || spec.contains("MLX_BUILD_CUDA=ON")
         || spec.contains("MLX_BUILD_METAL=ON")
