@@ -46,27 +46,32 @@ fn digest(a: &Array) -> Result<u64> {
         .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)))
 }
 
-/// Evaluates `make()` `reps` times; median seconds per call, peak memory, digest of one output,
-/// and that output.
+/// Evaluates `make()` `reps` times; median seconds per call (all of it, and until `async_eval`
+/// returned: the host's part), peak memory, digest of one output, and that output.
 fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<(Timing, Array)> {
     let mut seconds = Vec::with_capacity(reps as usize);
+    let mut host_seconds = Vec::with_capacity(reps as usize);
     let mut first = None;
     memory::reset_peak_memory();
     for _ in 0..reps.max(1) {
         let outputs = (0..calls.max(1)).map(|_| make()).collect::<Result<Vec<_>>>()?;
+        let per_call = |start: Instant| start.elapsed().as_secs_f64() / outputs.len() as f64;
         let start = Instant::now();
+        mlx::async_eval(&outputs)?;
+        host_seconds.push(per_call(start));
         mlx::eval(&outputs)?;
         mlx::stream::synchronize()?;
-        seconds.push(start.elapsed().as_secs_f64() / outputs.len() as f64);
+        seconds.push(per_call(start));
         first.get_or_insert_with(|| outputs[0].clone());
     }
-    let median = mlx_model::median(&seconds).expect("at least one rep, all finite");
+    let median = |v: &[f64]| mlx_model::median(v).expect("at least one rep, all finite");
     let first = first.expect("at least one rep");
     let timing = Timing {
-        seconds_per_call: median,
+        seconds_per_call: median(&seconds),
         peak_bytes: memory::peak_memory() as u64,
         digest: format!("{:016x}", digest(&first)?),
         reference_error: None,
+        host_seconds_per_call: Some(median(&host_seconds)),
     };
     Ok((timing, first))
 }
@@ -281,6 +286,8 @@ fn timing_reply(
         peak_bytes: t.peak_bytes,
         digest: format!("{:016x}", digest(&output).map_err(err)?),
         reference_error: None,
+        // Timed in C++ around a synchronous eval: no host part.
+        host_seconds_per_call: None,
     }))
 }
 

@@ -221,6 +221,11 @@ pub struct Timing {
     /// kernel that cannot be bit-identical to stock's is held to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reference_error: Option<f64>,
+    /// Median seconds per call until MLX returned from `async_eval`: the host's share (graph
+    /// walk, encoding, launches). Near `seconds_per_call`, the host bounds the op, not the GPU.
+    /// Older workers send none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host_seconds_per_call: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -311,6 +316,7 @@ mod tests {
             peak_bytes: 4096,
             digest: "00ff".into(),
             reference_error: None,
+            host_seconds_per_call: None,
         });
         let text = serde_json::to_string(&reply).unwrap();
         assert_eq!(
@@ -319,9 +325,13 @@ mod tests {
         );
         assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), reply);
         let OpReply::Timed(timing) = reply else { unreachable!() };
-        let with_error = OpReply::Timed(Timing { reference_error: Some(1.5e-3), ..timing });
+        let with_error = OpReply::Timed(Timing { reference_error: Some(1.5e-3), ..timing.clone() });
         let text = serde_json::to_string(&with_error).unwrap();
         assert!(text.ends_with(r#","reference_error":0.0015}"#), "{text}");
         assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), with_error);
+        let with_host = OpReply::Timed(Timing { host_seconds_per_call: Some(1e-4), ..timing });
+        let text = serde_json::to_string(&with_host).unwrap();
+        assert!(text.ends_with(r#","host_seconds_per_call":0.0001}"#), "{text}");
+        assert_eq!(serde_json::from_str::<OpReply>(&text).unwrap(), with_host);
     }
 }

@@ -123,6 +123,7 @@ fn measure(
     let mut times = [vec![0.0; pairs], vec![0.0; pairs]];
     let mut peaks = [0u64; 2];
     let mut reference_errors: [Option<f64>; 2] = [None; 2];
+    let mut host_seconds: [Vec<f64>; 2] = Default::default();
     for step in schedule::plan(pairs, 0) {
         let Step::Measure { arm, pair } = step else { continue };
         // A pair's two steps are adjacent in the plan: new workers at each pair's first.
@@ -142,8 +143,10 @@ fn measure(
         if let Some(e) = reply.reference_error {
             reference_errors[i] = Some(reference_errors[i].map_or(e, |m| m.max(e)));
         }
+        host_seconds[i].extend(reply.host_seconds_per_call);
         digests.insert(reply.digest);
     }
+    let [a_host_seconds, b_host_seconds] = host_seconds.map(|h| stats::median(&h));
     let [a, b] = times;
     let timing = stats::paired_times(&a, &b, seed);
     let (ta, tb) = (timing.a_seconds, timing.b_seconds);
@@ -157,6 +160,8 @@ fn measure(
         b_peak_bytes: peaks[1],
         a_reference_error: reference_errors[0],
         b_reference_error: reference_errors[1],
+        a_host_seconds,
+        b_host_seconds,
         times: Times { a, b },
         point: point.clone(),
     })

@@ -36,6 +36,12 @@ pub struct PointResult {
     pub a_reference_error: Option<f64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub b_reference_error: Option<f64>,
+    /// Each arm's median over its replies of the host's seconds per call
+    /// (`mlx_ab_protocol::ops::Timing::host_seconds_per_call`); none from older workers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub a_host_seconds: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub b_host_seconds: Option<f64>,
     /// Seconds per call of each pair, in pair order.
     pub times: Times,
 }
@@ -131,7 +137,8 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
              A time / B time (above 1: B faster), median of pairs [95% bootstrap] and its exact interval \
              (order statistics, coverage in parentheses: distribution-free, where a bootstrap of \
              few pairs is too narrow); identical: \
-             output bits equal in every reply of both arms; graph points: ms per node. \
+             output bits equal in every reply of both arms; graph points: ms per node; host \
+             ms/call: until MLX returned from `async_eval` (near the whole, the host bounds it). \
              Statistics: {} ({} bootstrap resamples, {} quantiles; pair order {}).{}",
             meta.a,
             with_env(&meta.a_env),
@@ -158,16 +165,19 @@ pub fn markdown(results: &[PointResult], meta: &Meta) -> String {
             }
         ),
         String::new(),
-        "| point | A ms/call | B ms/call | A/B | 95% CI | exact CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | identical |".into(),
-        "|---|---:|---:|---:|---|---|---|---:|---:|---|".into(),
+        "| point | A ms/call | B ms/call | A/B | 95% CI | exact CI | B faster/slower (p) | A TFLOP/s | B GB/s (fewest bytes) | host ms/call A / B | identical |".into(),
+        "|---|---:|---:|---:|---|---|---|---:|---:|---:|---|".into(),
     ];
+    let ms = |s: Option<f64>| s.map_or("-".into(), |s| format!("{:.4}", s * 1e3));
     for r in results {
         lines.push(format!(
-            "| {} | {} | {:.2} | {} | {} |",
+            "| {} | {} | {:.2} | {} | {} / {} | {} |",
             r.point.label(),
             timing_cells(&r.timing),
             r.a_tflops,
             r.b_gbps.map_or("-".into(), |g| format!("{g:.1}")),
+            ms(r.a_host_seconds),
+            ms(r.b_host_seconds),
             identity(r)
         ));
     }

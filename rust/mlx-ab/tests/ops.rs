@@ -137,6 +137,25 @@ fn equal_digests_pass_and_the_report_has_op_ab_py_s_fields() {
     assert!(meta.get("stopped_by").is_none());
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("| sdpa float32 H=8 q=2048 kv=2048 | 2.0000 | 1.0000 | 2.000 |"));
+    // These workers send no host time (as older op-benches): none reported, a dash printed.
+    assert!(r.get("a_host_seconds").is_none() && r.get("b_host_seconds").is_none(), "{r}");
+    assert!(stdout.contains("| - / - | yes |"), "{stdout}");
+}
+
+#[test]
+fn the_host_share_of_each_arm_is_its_replies_median() {
+    let with_host = |seconds: f64, host: f64| {
+        timed(seconds, 100, SAME).replace('}', &format!(r#","host_seconds_per_call":{host:e}}}"#))
+    };
+    let (out, report) =
+        run(&fake(&with_host(2.0e-3, 1.9e-3)), &fake(&with_host(1.0e-3, 0.25e-3)), "3");
+    assert_eq!(out.status.code(), Some(0), "{}", common::describe(&out));
+    let r = &report.unwrap()["results"][0];
+    assert_eq!(
+        (r["a_host_seconds"].as_f64(), r["b_host_seconds"].as_f64()),
+        (Some(1.9e-3), Some(0.25e-3))
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("| 1.9000 / 0.2500 | yes |"));
 }
 
 #[test]
