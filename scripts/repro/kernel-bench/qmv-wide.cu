@@ -9,7 +9,10 @@
 // ccefcbe) 4 features a warp and 4 steps were slower at every shape, and at 4
 // and 8 rows per expert the rhs kernel won by 1.3-5x: left out since. More
 // features a warp share each step's x among more weights: by an estimate of
-// the instructions issued, they fill about a third of its time at 1 row (up). Outputs: float32 sums in another
+// the instructions issued, they fill about a third of its time at 1 row (up).
+// qmv-mma, the tensor-core form (gather_qmv_mma_kernel, no dispatch takes it
+// yet), issues about a third as many per weight and takes up to 8 rows per
+// expert for the weight traffic of one: timed at 1-8 rows per expert. Outputs: float32 sums in another
 // order than the series' kernels, so not bit-identical; the harness checks
 // them against float32 (max_error_over_rms). Built by ./run from the series
 // with the patch.
@@ -52,13 +55,40 @@ Kernel qmv_wide(const Problem& p, const Operands& o) {
   }};
 }
 
+// The tensor-core form: a block row per expert (sorted; passes of 8 rows) or
+// per row, 16 features a warp, no shared memory.
+template <bool Sorted = true>
+Kernel qmv_mma(const Problem& p, const Operands& o) {
+  namespace cu = mlx::core::cu;
+  if (p.n % 16 || p.k % 256) {
+    std::fprintf(stderr, "qmv-mma: N %d or K %d not a multiple of 16, 256\n", p.n, p.k);
+    std::exit(1);
+  }
+  dim3 blocks(
+      (p.n + cu::kWideWarps * 16 - 1) / (cu::kWideWarps * 16),
+      Sorted ? p.experts : p.rows());
+  return {[=] {
+    cu::gather_qmv_mma_kernel<Sorted><<<blocks, cu::kWideWarps * 32>>>(
+        static_cast<const Bf16*>(o.x),
+        o.w,
+        static_cast<const Bf16*>(o.scales),
+        static_cast<const Bf16*>(o.biases),
+        static_cast<Bf16*>(o.out),
+        o.lhs,
+        o.rhs,
+        p.n,
+        p.k,
+        p.rows());
+  }};
+}
+
 } // namespace
 
 int main() {
   // Qwen3-30B-A3B's expert projections: up (K 2048, N 768) and down.
   for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
     // Under 4 rows per expert the series keeps the per-row path (0004's
-    // threshold): the baseline.
+    // threshold): the baseline there; from 4 on, 0004's rhs kernel.
     for (int rows : {1, 2}) {
       compare(
           {128, rows, k, n},
@@ -67,7 +97,11 @@ int main() {
            {"qmv-wide-f8-r2-s2", qmv_wide<8, 2, 2>},
            {"qmv-wide-f8-r1-s2", qmv_wide<8, 1, 2>},
            {"qmv-wide-f16-r2-s2", qmv_wide<16, 2, 2>},
-           {"qmv-wide-f8-r2-s3", qmv_wide<8, 2, 3>}});
+           {"qmv-wide-f8-r2-s3", qmv_wide<8, 2, 3>},
+           {"qmv-mma", qmv_mma<>}});
+    }
+    for (int rows : {4, 8}) {
+      compare({128, rows, k, n}, {{"series-rhs", series::rhs}, {"qmv-mma", qmv_mma<>}});
     }
   }
   // One sequence's decode step: its 8 rows go to 8 different experts, and
@@ -79,6 +113,7 @@ int main() {
         {8, 1, k, n},
         {{"series-per-row", series::per_row},
          {"qmv-wide-unsorted-f8-s2", qmv_wide<8, 1, 2, false>},
-         {"qmv-wide-unsorted-f16-s2", qmv_wide<16, 1, 2, false>}});
+         {"qmv-wide-unsorted-f16-s2", qmv_wide<16, 1, 2, false>},
+         {"qmv-mma-unsorted", qmv_mma<false>}});
   }
 }
