@@ -50,13 +50,17 @@ constexpr MoeShape kMoeShapes[] = {
 struct Problem {
   int experts, rows_per_expert, k, n;
   bool skewed = false;
+  // lhs the rows in reverse (x's row of output row r is rows - 1 - r), for
+  // kernels that read x through lhs; MLX's sorted paths give them the identity.
+  bool reversed_lhs = false;
   int rows() const {
     return experts * rows_per_expert;
   }
 };
 
 // A problem's operands on the device, as MLX holds them: rows sorted by expert
-// (rhs: the expert of each row; lhs: the identity, each row its own x),
+// (rhs: the expert of each row; lhs: the identity, each row its own x, or
+// reversed),
 // bfloat16 x (rows, K), 4-bit weights (experts, N, K) packed as MLX packs them,
 // bfloat16 scales and biases (experts, N, K / 64) and, N-major, (experts,
 // K / 64, N), as MLX's Hopper kernels copy them; the bfloat16 output.

@@ -106,7 +106,7 @@ Operands make_operands(const Problem& p) {
   size_t scale_count = size_t(p.experts) * p.n * (p.k / kGroupSize);
   std::vector<uint32_t> lhs(rows), rhs;
   for (int r = 0; r < rows; ++r) {
-    lhs[r] = r;
+    lhs[r] = p.reversed_lhs ? rows - 1 - r : r;
   }
   std::vector<int> loads = rows_of_experts(p);
   for (int e = 0; e < p.experts; ++e) {
@@ -265,12 +265,13 @@ inline void compare(const Problem& p, std::vector<Entry> entries) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     double best = best_of(i);
     std::printf(
-        "%s rows_per_expert=%d%s k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
+        "%s rows_per_expert=%d%s%s k=%d n=%d ms=%.4f speedup=%.2f tflops=%.1f "
         "tbps=%.2f max_error_over_rms=%.3g %s values_differing_from_first=%zu "
         "rounds_ms=",
         entries[i].name,
         p.rows_per_expert,
         p.skewed ? " (mean, skewed)" : "",
+        p.reversed_lhs ? " (lhs reversed)" : "",
         p.k,
         p.n,
         best,

@@ -103,6 +103,13 @@ int main() {
     for (int rows : {4, 8}) {
       compare({128, rows, k, n}, {{"series-rhs", series::rhs}, {"qmv-mma", qmv_mma<>}});
     }
+    // x's rows through a reversed lhs (the rhs kernel reads none: left out),
+    // so a kernel that took row r for lhs[r] fails its check.
+    compare(
+        {128, 3, k, n, false, true},
+        {{"series-per-row", series::per_row},
+         {"qmv-wide-f8-r2-s2", qmv_wide<8, 2, 2>},
+         {"qmv-mma", qmv_mma<>}});
   }
   // One sequence's decode step: its 8 rows go to 8 different experts, and
   // only those experts' weights are read. mlx-lm leaves 8 indices unsorted,
@@ -110,7 +117,7 @@ int main() {
   // takes a block row per row.
   for (auto [k, n] : {std::pair{2048, 768}, std::pair{768, 2048}}) {
     compare(
-        {8, 1, k, n},
+        {8, 1, k, n, false, true},
         {{"series-per-row", series::per_row},
          {"qmv-wide-unsorted-f8-s2", qmv_wide<8, 1, 2, false>},
          {"qmv-wide-unsorted-f16-s2", qmv_wide<16, 1, 2, false>},
