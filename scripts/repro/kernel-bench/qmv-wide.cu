@@ -6,16 +6,16 @@
 // forms: Features per warp, Rows per pass and Stages (steps of weights in
 // flight; MLX's dispatch takes 8, 2 and 2), and its unsorted mode at one
 // sequence's decode step (8 rows, 8 experts). On an H100 (2026-12-06,
-// ccefcbe) 4 features a warp and 4 steps were slower at every shape, and at 4
-// and 8 rows per expert the rhs kernel won by 1.3-5x: left out since. More
-// features a warp share each step's x among more weights: by an estimate of
-// the instructions issued, they fill about a third of its time at 1 row (up).
-// qmv-mma, the tensor-core form (gather_qmv_mma_kernel, no dispatch takes it
-// yet), issues about a third as many per weight and takes up to 8 rows per
-// expert for the weight traffic of one: timed at 1-8 rows per expert. Outputs: float32 sums in another
-// order than the series' kernels, so not bit-identical; the harness checks
-// them against float32 (max_error_over_rms). Built by ./run from the series
-// with the patch.
+// ccefcbe) 4 features a warp and 4 steps were slower at every sorted shape,
+// and at 4 and 8 rows per expert the rhs kernel won by 1.3-5.4x: left out
+// since. More features a warp share each step's x among more weights: by an
+// estimate of the instructions issued, they fill about a third of its time at
+// 1 row (up). qmv-mma, the tensor-core form (gather_qmv_mma_kernel, no
+// dispatch takes it yet), issues about a third as many per weight and takes
+// up to 8 rows per expert for the weight traffic of one: timed at 1-8 rows per
+// expert. Outputs: float32 sums in another order than the series' kernels, so
+// not bit-identical; the harness checks them against float32
+// (max_error_over_rms). Built by ./run from the series with the patch.
 
 #include "common.cuh"
 #include "harness.cuh"
