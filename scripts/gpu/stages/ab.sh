@@ -22,8 +22,10 @@ run_ops() {
   # point that started within the budget ran past the call's limit, and the call lost its logs).
   # The driver links no MLX (every arm's is the same); arm A's is there whichever arms were
   # built. One build against itself (a run-time switch) gets two JIT caches: the arms'
-  # precompile workers would write the same files at once.
-  timeout $(($(left) - 15)) "$WORK/arms/$a/bin/mlx-ab" ops --a "$WORK/arms/$a" --b "$WORK/arms/$b" \
+  # precompile workers would write the same files at once. The GPU's clocks beside it
+  # ($name-clocks.csv, one line at the end): an arm's time moved 28% between two calls (ccefcbe).
+  scripts/gpu/clocks "$LOGS/$name-clocks.csv" "$name" \
+    timeout $(($(left) - 15)) "$WORK/arms/$a/bin/mlx-ab" ops --a "$WORK/arms/$a" --b "$WORK/arms/$b" \
     --a-ptx-cache "$WORK/ptx/$a" --b-ptx-cache "$WORK/ptx/$b$([[ $a == "$b" ]] && echo -b)" \
     --budget $(($(left) - 90)) \
     --precompile "$([[ $BACKEND == cuda ]] && echo "${OPS_PRECOMPILE:-$((JOBS / 2))}" || echo 0)" \
