@@ -10,10 +10,10 @@
 // and at 4 and 8 rows per expert the rhs kernel won by 1.3-5.4x: left out
 // since. More features a warp share each step's x among more weights: by an
 // estimate of the instructions issued, they fill about a third of its time at
-// 1 row (up). qmv-mma, the tensor-core form (gather_qmv_mma_kernel, no
-// dispatch takes it yet), issues about a third as many per weight and takes
-// up to 8 rows per expert for the weight traffic of one: timed at 1-8 rows per
-// expert. Outputs: float32 sums in another order than the series' kernels, so
+// 1 row (up). qmv-mma, the tensor-core form (gather_qmv_mma_kernel; MLX takes
+// it behind a run-time switch), issues about a third as many per weight and
+// takes up to 8 rows per expert for the weight traffic of one: timed at 1-8
+// rows per expert. Outputs: float32 sums in another order than the series' kernels, so
 // not bit-identical; the harness checks them against float32
 // (max_error_over_rms). Built by ./run from the series with the patch.
 
