@@ -24,22 +24,20 @@
 
 namespace {
 
-// Sorted: a block row per expert, passes of Rows rows; unsorted (Rows 1): a
-// block row per row.
-template <int Features, int Rows, int Stages, bool Sorted = true>
-Kernel qmv_wide(const Problem& p, const Operands& o) {
-  // A warp's loads take Features whole rows of weights.
-  if (p.n % Features) {
-    std::fprintf(stderr, "qmv-wide: N %d not a multiple of %d\n", p.n, Features);
-    std::exit(1);
-  }
+// Both kernels of qmv_wide.cuh, which take the same arguments: a block row per
+// expert (sorted) or per row, kWideWarps warps of `features` features.
+template <typename K>
+Kernel launch(
+    K kernel,
+    int features,
+    size_t smem,
+    bool sorted,
+    const Problem& p,
+    const Operands& o) {
   namespace cu = mlx::core::cu;
-  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages, Sorted>;
-  size_t smem = cu::wide::smem_bytes<Features, Rows, Stages>(p.k);
-  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
   dim3 blocks(
-      (p.n + cu::kWideWarps * Features - 1) / (cu::kWideWarps * Features),
-      Sorted ? p.experts : p.rows());
+      (p.n + cu::kWideWarps * features - 1) / (cu::kWideWarps * features),
+      sorted ? p.experts : p.rows());
   return {[=] {
     kernel<<<blocks, cu::kWideWarps * 32, smem>>>(
         static_cast<const Bf16*>(o.x),
@@ -55,31 +53,30 @@ Kernel qmv_wide(const Problem& p, const Operands& o) {
   }};
 }
 
-// The tensor-core form: a block row per expert (sorted; passes of 8 rows) or
-// per row, 16 features a warp, no shared memory.
+// Sorted: passes of Rows rows an expert; unsorted: Rows 1.
+template <int Features, int Rows, int Stages, bool Sorted = true>
+Kernel qmv_wide(const Problem& p, const Operands& o) {
+  // A warp's loads take Features whole rows of weights.
+  if (p.n % Features) {
+    std::fprintf(stderr, "qmv-wide: N %d not a multiple of %d\n", p.n, Features);
+    std::exit(1);
+  }
+  namespace cu = mlx::core::cu;
+  auto kernel = cu::gather_qmv_wide_kernel<Features, Rows, Stages, Sorted>;
+  size_t smem = cu::wide::smem_bytes<Features, Rows, Stages>(p.k);
+  CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+  return launch(kernel, Features, smem, Sorted, p, o);
+}
+
+// The tensor-core form: passes of 8 rows an expert (sorted), 16 features a
+// warp, no shared memory.
 template <bool Sorted = true>
 Kernel qmv_mma(const Problem& p, const Operands& o) {
-  namespace cu = mlx::core::cu;
   if (p.n % 16 || p.k % 256) {
     std::fprintf(stderr, "qmv-mma: N %d or K %d not a multiple of 16, 256\n", p.n, p.k);
     std::exit(1);
   }
-  dim3 blocks(
-      (p.n + cu::kWideWarps * 16 - 1) / (cu::kWideWarps * 16),
-      Sorted ? p.experts : p.rows());
-  return {[=] {
-    cu::gather_qmv_mma_kernel<Sorted><<<blocks, cu::kWideWarps * 32>>>(
-        static_cast<const Bf16*>(o.x),
-        o.w,
-        static_cast<const Bf16*>(o.scales),
-        static_cast<const Bf16*>(o.biases),
-        static_cast<Bf16*>(o.out),
-        o.lhs,
-        o.rhs,
-        p.n,
-        p.k,
-        p.rows());
-  }};
+  return launch(mlx::core::cu::gather_qmv_mma_kernel<Sorted>, 16, 0, Sorted, p, o);
 }
 
 } // namespace
