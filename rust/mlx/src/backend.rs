@@ -94,8 +94,8 @@ pub fn loaded_install() -> Result<Option<LoadedInstall>> {
         .map_err(|e| invalid(format!("{}: {e} (not a build of this project?)", file.display())))?;
     let files = std::fs::read_to_string(prefix.join(SERIES_FILE)).map(lines).unwrap_or_default();
     let spec = std::fs::read_to_string(prefix.join(SPEC_FILE)).unwrap_or_default();
-    let own_build = std::fs::canonicalize(BUILD_DIR).is_ok_and(|own| own == prefix);
-    let build_key = spec_key(&spec).or_else(|| own_build.then(|| BUILD_KEY.to_string()));
+    let own_build = || std::fs::canonicalize(BUILD_DIR).is_ok_and(|own| own == prefix);
+    let build_key = spec_key(&spec).or_else(|| own_build().then(|| BUILD_KEY.to_string()));
     Ok(Some(LoadedInstall { library, patches: lines(patches), files, build_key }))
 }
 
