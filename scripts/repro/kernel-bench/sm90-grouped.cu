@@ -119,7 +119,9 @@ Kernel grouped_kernel(const Problem& p, const Operands& o, bool setup_each_call)
 
   // One call as MLX makes it: setup, GEMM, on N-major scales and biases.
   auto setup = [=] {
-    mlx::core::gather_qmm_sm90_groups<Gemm><<<(groups + 127) / 128, 128>>>(
+    constexpr int per_block = mlx::core::kSetupExpertsPerBlock;
+    mlx::core::gather_qmm_sm90_groups<Gemm>
+        <<<(groups + per_block - 1) / per_block, 32 * per_block>>>(
         o.rhs,
         rows,
         n,
