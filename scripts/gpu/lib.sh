@@ -39,3 +39,13 @@ model_cmd() {
   CMD=("$WORK/arms/$arm/bin/mlx-ab" "$verb" --prebuilt "$WORK/arms/$arm" --model "$WORK/warm-models/$preset"
        --tokens "$(prompt_tokens "$prompt")" --prefill-chunk "$chunk" --device "$RUN_DEVICE" "$@")
 }
+
+# Copies into the built arm DIR the packed Rust binaries it runs: its own, or for an experiment
+# those of its base arm (named by DIR/bin-arm, which the build writes), so that a pack made after
+# the build still reaches it.
+give_binaries() { # DIR
+  local bin_arm
+  bin_arm=$(cat "$1/bin-arm" 2>/dev/null || basename "$1")
+  [[ -d $PACK/arms/$bin_arm/bin ]] || return 0
+  cp -a "$PACK/arms/$bin_arm/bin/." "$1/bin/"
+}

@@ -41,6 +41,6 @@ build_arm() {
   ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
   ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
-  cp -a "$PACK/arms/$bin_arm/bin/." "$WORK/arms/$arm/bin/"
-  echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"  # whose binaries a later pack refreshes it with
+  echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"
+  give_binaries "$WORK/arms/$arm"
 }
