@@ -47,7 +47,10 @@ fn digest(a: &Array) -> Result<u64> {
 }
 
 /// Evaluates `make()` `reps` times; median seconds per call (all of it, and until `async_eval`
-/// returned: the host's part), peak memory, digest of one output, and that output.
+/// returned: the host's part), peak memory, digest of one output, and that output. One wait, as
+/// a program evaluating its outputs has: `eval` waits for the outputs' streams. (Until
+/// 2026-12-07 a second, redundant `stream::synchronize` followed it: one more round trip through
+/// MLX's completion thread in every timed evaluation, about as long in both arms.)
 fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<(Timing, Array)> {
     let mut seconds = Vec::with_capacity(reps as usize);
     let mut host_seconds = Vec::with_capacity(reps as usize);
@@ -60,7 +63,6 @@ fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<(Timi
         mlx::async_eval(&outputs)?;
         host_seconds.push(per_call(start));
         mlx::eval(&outputs)?;
-        mlx::stream::synchronize()?;
         seconds.push(per_call(start));
         first.get_or_insert_with(|| outputs[0].clone());
     }
