@@ -48,9 +48,8 @@ fn digest(a: &Array) -> Result<u64> {
 
 /// Evaluates `make()` `reps` times; median seconds per call (all of it, and until `async_eval`
 /// returned: the host's part), peak memory, digest of one output, and that output. One wait, as
-/// a program evaluating its outputs has: `eval` waits for the outputs' streams. (Until
-/// 2026-12-07 a second, redundant `stream::synchronize` followed it: one more round trip through
-/// MLX's completion thread in every timed evaluation, about as long in both arms.)
+/// a program evaluating its outputs has: `eval` waits for the outputs' streams (another wait
+/// would add a round trip through MLX's completion thread to every timing).
 fn time(calls: u64, reps: u64, make: impl Fn() -> Result<Array>) -> Result<(Timing, Array)> {
     let mut seconds = Vec::with_capacity(reps as usize);
     let mut host_seconds = Vec::with_capacity(reps as usize);
