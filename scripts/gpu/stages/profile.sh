@@ -12,11 +12,13 @@ run_gputime() {
   local arm=${GPUTIME_ARM:-stock}
   make_model "$preset" || return 2
   for n in 2 6; do
+    [[ -f $WORK/done/gputime-$arm-$n ]] && continue  # done by an earlier call on this machine
     time_for "gputime $arm $n" 120 || return 3
     model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens "$n"
     timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
       --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
       > "$LOGS/gputime-$arm-$n.csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
+    touch "$WORK/done/gputime-$arm-$n"
   done
   python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv | tee "$LOGS/gputime-$arm.txt"
   ((${PIPESTATUS[0]} == 0)) || return 2
