@@ -33,18 +33,18 @@ run_ops() {
   return "${PIPESTATUS[0]}"
 }
 
-# mlx-ab run, stock against arm B, within the call's time left; the rest are its arguments.
+# mlx-ab run, arm A against arm B, within the call's time left; the rest are its arguments.
 ab_run() {
-  local b=$1 patches
-  shift
-  patches=$(paste -sd, "$WORK/arms/$b/PATCHES")
-  timeout $(($(left) - 10)) "$WORK/arms/$b/bin/mlx-ab" run --a-patches none --a-prebuilt "$WORK/arms/stock" \
-    --b-patches "${patches:-none}" --b-prebuilt "$WORK/arms/$b" "$@"
+  local a=$1 b=$2 pa pb
+  shift 2
+  pa=$(paste -sd, "$WORK/arms/$a/PATCHES") pb=$(paste -sd, "$WORK/arms/$b/PATCHES")
+  timeout $(($(left) - 10)) "$WORK/arms/$b/bin/mlx-ab" run --a-patches "${pa:-none}" --a-prebuilt "$WORK/arms/$a" \
+    --b-patches "${pb:-none}" --b-prebuilt "$WORK/arms/$b" "$@"
 }
 
 run_ab() {
   local b=${AB_B:-patched}
-  ab_run "$b" --device "${AB_DEVICE:-$RUN_DEVICE}" --json "$LOGS/ab-gpu$(suffix "$b").json" \
+  ab_run stock "$b" --device "${AB_DEVICE:-$RUN_DEVICE}" --json "$LOGS/ab-gpu$(suffix "$b").json" \
     --md "$LOGS/ab-gpu$(suffix "$b").md" ${AB_ARGS:-} 2>&1 | tail -n 60
   return "${PIPESTATUS[0]}"
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sourced by scripts/gpu/run: warm and e2e, over the lines of $E2E_MATRIX
-# [scripts/gpu/e2e-matrix.tsv] (name preset prompt chunk gen B pairs [B-ENV]: KEY=VALUE,... set
-# for arm B's worker alone, `mlx-ab run --b-env`).
+# [scripts/gpu/e2e-matrix.tsv] (name preset prompt chunk gen [A:]B pairs [ENV]: arm A [stock]
+# against arm B; ENV, KEY=VALUE,... set for arm B's worker alone (`mlx-ab run --b-env`), or
+# for arm A's where written A:KEY=VALUE, so that A:B with both one build times a switch).
 #   warm  each arm's JIT kernels for the matrix's workloads compiled before anything is timed
 #   e2e   mlx-ab run for each line not yet done, as long as the budget lasts, $E2E_ARGS added
 #         (e.g. --deterministic): e2e/NAME.{json,md}, e2e.md
@@ -14,7 +15,7 @@
 run_warm() {
   local matrix=${E2E_MATRIX:-scripts/gpu/e2e-matrix.tsv} arm preset prompt chunk jobs=()
   local arms loads
-  arms=$(awk '!/^#/ && NF >= 7 {print $6}' "$matrix" | sort -u | grep -vx stock)
+  arms=$(awk '!/^#/ && NF >= 7 {print $6}' "$matrix" | tr ':' '\n' | sort -u | grep -vx stock)
   loads=$(awk '!/^#/ && NF >= 7 {print $2, $3, $4}' "$matrix" | sort -u)
   rm -f "$LOGS"/warm-*.txt
   for preset in $(awk '{print $1}' <<< "$loads" | sort -u); do make_model "$preset" || return 2; done
@@ -44,22 +45,23 @@ run_warm() {
   ((rc == 0)) || { say "warm: an arm failed or ran out of time; call again"; return 3; }
 }
 
-# One mlx-ab run per matrix line (name preset prompt chunk gen B pairs [B-ENV]), each skipped once
+# One mlx-ab run per matrix line (name preset prompt chunk gen [A:]B pairs [ENV]), each skipped once
 # its report exists; a run the budget cannot hold (a generous guess from the last one) waits
 # for the next call. e2e.md: one row per finished run.
 run_e2e() {
   local matrix=${E2E_MATRIX:-scripts/gpu/e2e-matrix.tsv} dir=$LOGS/e2e last=0 rc=0
-  local name preset prompt chunk gen b pairs b_env e
+  local name preset prompt chunk gen ab a b pairs env e
   mkdir -p "$dir"
-  while read -r name preset prompt chunk gen b pairs b_env; do
+  while read -r name preset prompt chunk gen ab pairs env; do
     [[ -z $name || $name == \#* || -f $dir/$name.json ]] && continue
-    [[ -d $WORK/arms/$b ]] || { say "e2e $name: arm $b not built; skipped"; continue; }
+    [[ $ab == *:* ]] && a=${ab%%:*} b=${ab#*:} || a=stock b=$ab
+    [[ -d $WORK/arms/$a && -d $WORK/arms/$b ]] || { say "e2e $name: arm $a or $b not built; skipped"; continue; }
     if (($(left) < 2 * last + 60)); then say "e2e $name: too little time left; call again"; rc=3; break; fi
     local args=(--preset "$preset" --prompt-len "$prompt" --prefill-chunk "$chunk" --gen-len "$gen" --pairs "$pairs")
-    for e in ${b_env//,/ }; do args+=(--b-env "$e"); done
+    for e in ${env//,/ }; do [[ $e == A:* ]] && args+=(--a-env "${e#A:}") || args+=(--b-env "$e"); done
     local t0=$(date +%s)
     say "e2e $name: ${args[*]}"
-    ab_run "$b" --device "$RUN_DEVICE" "${args[@]}" ${E2E_ARGS:-} --json "$dir/$name.json.part" \
+    ab_run "$a" "$b" --device "$RUN_DEVICE" "${args[@]}" ${E2E_ARGS:-} --json "$dir/$name.json.part" \
       --md "$dir/$name.md" > "$dir/$name.log" 2>&1
     local r=$?
     last=$(($(date +%s) - t0))
