@@ -9,16 +9,18 @@
 # then the kernels of those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
 run_gputime() {
   local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
-  local arm=${GPUTIME_ARM:-stock}
+  local arm=${GPUTIME_ARM:-stock} stamp
   make_model "$preset" || return 2
   for n in 2 6; do
-    [[ -f $WORK/done/gputime-$arm-$n ]] && continue  # done by an earlier call on this machine
+    stamp=$WORK/done/gputime-$arm-$preset-$prompt-$n  # an ncu run an earlier call here finished
+    [[ -f $stamp ]] && continue
     time_for "gputime $arm $n" 120 || return 3
+    rm -f "$WORK/done/gputime-$arm-"*"-$n"  # the CSV below replaces the one they stamped
     model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens "$n"
     timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
       --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
       > "$LOGS/gputime-$arm-$n.csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
-    touch "$WORK/done/gputime-$arm-$n"
+    touch "$stamp"
   done
   python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv | tee "$LOGS/gputime-$arm.txt"
   ((${PIPESTATUS[0]} == 0)) || return 2
