@@ -7,22 +7,31 @@
 # token prompt in one chunk, with 2 and with 6 new tokens. The difference over 4 is one decode
 # step's kernel time, each kernel run alone (no launch gaps, no overlap), caches left warm;
 # then the kernels of those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
+# GPUTIME_SKIP [0]: kernels each run launches unprofiled first (ncu --launch-skip), fewer than
+# the shorter run's: both runs launch the same ones, so the difference keeps its meaning, and
+# the prefill's cost no replay (qwen3-30b-a3b at prompt 512: 920 kernels in the shorter run,
+# 290 a decode step; 2026-12-07, 7bb3e52).
 run_gputime() {
   local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
-  local arm=${GPUTIME_ARM:-stock} stamp
+  local arm=${GPUTIME_ARM:-stock} skip=${GPUTIME_SKIP:-0} stamp csv
   make_model "$preset" || return 2
   for n in 2 6; do
-    stamp=$WORK/done/gputime-$arm-$preset-$prompt-$n  # an ncu run an earlier call here finished
+    stamp=$WORK/done/gputime-$arm-$preset-$prompt-s$skip-$n  # an ncu run an earlier call here finished
+    csv=$LOGS/gputime-$arm-$n.csv
     [[ -f $stamp ]] && continue
     time_for "gputime $arm $n" 120 || return 3
     rm -f "$WORK/done/gputime-$arm-"*"-$n"  # the CSV below replaces the one they stamped
     model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens "$n"
     timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
-      --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
-      > "$LOGS/gputime-$arm-$n.csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
+      --launch-skip "$skip" --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
+      > "$csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
+    grep -q gpu__time_duration "$csv" || { say "gputime $arm $n: ncu timed no kernel (GPUTIME_SKIP=$skip too many?)"; return 2; }
     touch "$stamp"
   done
-  python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv | tee "$LOGS/gputime-$arm.txt"
+  {
+    ((skip == 0)) || echo "(each run's first $skip kernels launched unprofiled, GPUTIME_SKIP: counts and times start after them)"
+    python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv
+  } | tee "$LOGS/gputime-$arm.txt"
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
 

@@ -1,0 +1,93 @@
+"""The gputime stage (run_gputime of scripts/gpu/stages/profile.sh) with a stand-in ncu: its two
+runs (2 and 6 new tokens) and their difference; GPUTIME_SKIP reaching ncu as --launch-skip and
+named in the result; a run a stamp says is done kept in a later call, another prompt's not; a
+skip that leaves ncu nothing to time an error, not a summary."""
+import os, subprocess, tempfile, unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+STAGE = os.path.join(ROOT, "scripts", "gpu", "stages", "profile.sh")
+
+# A stand-in ncu: the command's --max-tokens N launches 10 prefill kernels and 3 a step for the
+# N - 1 steps after the first token; --launch-skip S leaves out the first S. Each call is logged.
+NCU = r"""#!/usr/bin/env bash
+skip=0 n=0
+while (($#)); do
+  case $1 in --launch-skip) skip=$2; shift ;; --max-tokens) n=$2; shift ;; esac
+  shift
+done
+echo "ncu n=$n skip=$skip" >> "$WORK/ncu-calls.txt"
+echo '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
+i=0
+emit() { ((i++ >= skip)) && printf '"%s","void %s()","gpu__time_duration.sum","ns","%s"\n' "$i" "$1" "$2"; return 0; }
+for ((k = 0; k < 10; k++)); do emit prefill 5000; done
+for ((s = 1; s < n; s++)); do emit gemm 2000; emit cast 1000; emit norm 500; done
+"""
+
+HARNESS = """
+set -u
+say() { echo "say: $*"; }
+left() { echo 1000; }
+time_for() { return 0; }
+make_model() { return 0; }
+model_cmd() { CMD=(mlx-ab "$1" --max-tokens "${@: -1}"); }
+source "$STAGE"
+run_gputime "$WORK/ncu"
+"""
+
+
+class GputimeStage(unittest.TestCase):
+    def setUp(self):
+        self.work = tempfile.TemporaryDirectory()
+        self.addCleanup(self.work.cleanup)
+        w = self.work.name
+        os.makedirs(os.path.join(w, "done"))
+        os.makedirs(os.path.join(w, "logs"))
+        with open(os.path.join(w, "ncu"), "w") as f:
+            f.write(NCU)
+        os.chmod(os.path.join(w, "ncu"), 0o755)
+
+    def run_stage(self, **env):
+        w = self.work.name
+        full = dict(os.environ, STAGE=STAGE, WORK=w, LOGS=os.path.join(w, "logs"))
+        full.update({"GPUTIME_PROMPT": "8", **env})
+        p = subprocess.run(["bash", "-c", HARNESS], env=full, cwd=ROOT, capture_output=True, text=True)
+        calls_path = os.path.join(w, "ncu-calls.txt")
+        calls = []
+        if os.path.exists(calls_path):
+            with open(calls_path) as f:
+                calls = f.read().splitlines()
+            os.remove(calls_path)
+        return p, calls
+
+    def test_difference_and_skip(self):
+        p, calls = self.run_stage()
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual(calls, ["ncu n=2 skip=0", "ncu n=6 skip=0"])
+        self.assertIn("one decode step: 3.0 kernels, 0.004 ms of kernel time", p.stdout)
+        self.assertNotIn("unprofiled", p.stdout)
+        p, calls = self.run_stage(GPUTIME_SKIP="8")
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual(calls, ["ncu n=2 skip=8", "ncu n=6 skip=8"])
+        self.assertIn("first 8 kernels launched unprofiled", p.stdout)
+        self.assertIn("shorter run: 5 kernels", p.stdout)
+        self.assertIn("one decode step: 3.0 kernels, 0.004 ms of kernel time", p.stdout)
+
+    def test_a_finished_run_is_kept_for_its_prompt_only(self):
+        self.run_stage()
+        p, calls = self.run_stage()
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual(calls, [])
+        self.assertIn("one decode step: 3.0 kernels", p.stdout)
+        p, calls = self.run_stage(GPUTIME_PROMPT="16")
+        self.assertEqual(calls, ["ncu n=2 skip=0", "ncu n=6 skip=0"])
+
+    def test_a_skip_past_the_shorter_run_is_an_error(self):
+        p, calls = self.run_stage(GPUTIME_SKIP="20")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(calls, ["ncu n=2 skip=20"])
+        self.assertIn("ncu timed no kernel (GPUTIME_SKIP=20 too many?)", p.stdout)
+        self.assertFalse(os.path.exists(os.path.join(self.work.name, "logs", "gputime-stock.txt")))
+
+
+if __name__ == "__main__":
+    unittest.main()
