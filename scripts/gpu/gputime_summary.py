@@ -2,6 +2,7 @@
 """GPU kernel time of one step (a decode step, one op call), from two ncu runs of one command.
 
 usage: gputime_summary.py SHORT.csv LONG.csv [STEPS [UNIT]]
+       gputime_summary.py --prefill RUN.csv
 
 SHORT and LONG are `ncu --metrics gpu__time_duration.sum --csv` of the same command, LONG doing
 STEPS (default 4) steps more: a generate call with 2 and with 6 new tokens, or an op-bench
@@ -11,7 +12,8 @@ launches the kernels SHORT does and more of them (no kernel of its own), the add
 grouped by name: of each name, those after the ones SHORT also made. So the first step's one-off
 costs (a first launch faulting in inputs made on the host: 144 against 9 us, 2026-12-06) stay
 out of the split, and kernels MLX launches ahead of the steps (the aranges of all calls) keep
-their count. A .xz file is read as such.
+their count. With --prefill, RUN's kernels up to the first token's greedy sampling (its first
+ArgMax launch, included) grouped by name: a generate call's prefill. A .xz file is read as such.
 """
 import collections
 import csv
@@ -66,23 +68,45 @@ def summary(short, long, steps, unit):
     by_name = collections.defaultdict(list)
     for name, ts in tail.items():
         by_name[short_name(name)] += ts
+    return lines + by_kernel(by_name, steps, unit)
+
+
+def by_kernel(by_name, steps, unit):
+    """The launches of each kernel name: count and time per step, share, min and max per launch."""
     total = sum(sum(ts) for ts in by_name.values())
-    lines.append(f"per {unit}, by kernel ({len(by_name)} kernels, {total / steps / 1e6:.3f} ms; "
-                 f"time: mean per {unit}, min and max per launch):")
-    lines.append(f"{'launches':>8} {'us':>8} {'share':>6} {'min us':>8} {'max us':>8}  kernel")
+    lines = [f"per {unit}, by kernel ({len(by_name)} kernels, {total / steps / 1e6:.3f} ms; "
+             f"time: mean per {unit}, min and max per launch):",
+             f"{'launches':>8} {'us':>8} {'share':>6} {'min us':>8} {'max us':>8}  kernel"]
     for name, ts in sorted(by_name.items(), key=lambda kv: -sum(kv[1])):
         lines.append(f"{len(ts) / steps:8.1f} {sum(ts) / steps / 1e3:8.1f} {100 * sum(ts) / total:5.1f}% "
                      f"{min(ts) / 1e3:8.1f} {max(ts) / 1e3:8.1f}  {name}")
     return lines
 
 
+def prefill(run):
+    """RUN's kernels up to its first ArgMax launch, included, by name."""
+    end = next((i for i, (name, _) in enumerate(run) if "ArgMax" in name), None)
+    if end is None:
+        raise ValueError("no ArgMax kernel: not a greedy generate run, or its start was not profiled")
+    head = run[: end + 1]
+    by_name = collections.defaultdict(list)
+    for name, t in head:
+        by_name[short_name(name)].append(t)
+    return [f"prefill: {len(head)} kernels to the first token's ArgMax, {ms(head):.3f} ms of kernel time"] + \
+        by_kernel(by_name, 1, "prefill")
+
+
 def main(argv):
-    if len(argv) not in (3, 4, 5):
-        sys.exit(__doc__.strip().splitlines()[2])
-    steps = int(argv[3]) if len(argv) >= 4 else 4
-    unit = argv[4] if len(argv) == 5 else "decode step"
     try:
-        print("\n".join(summary(kernels(argv[1]), kernels(argv[2]), steps, unit)))
+        if len(argv) == 3 and argv[1] == "--prefill":
+            lines = prefill(kernels(argv[2]))
+        elif len(argv) in (3, 4, 5):
+            steps = int(argv[3]) if len(argv) >= 4 else 4
+            unit = argv[4] if len(argv) == 5 else "decode step"
+            lines = summary(kernels(argv[1]), kernels(argv[2]), steps, unit)
+        else:
+            sys.exit("\n".join(__doc__.strip().splitlines()[2:4]))
+        print("\n".join(lines))
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"gputime: {e}")
 

@@ -1,5 +1,5 @@
 """The gputime stage (run_gputime of scripts/gpu/stages/profile.sh) with a stand-in ncu: its two
-runs (2 and 6 new tokens) and their difference; GPUTIME_SKIP reaching ncu as --launch-skip and
+runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_SKIP reaching ncu as --launch-skip and
 named in the result; a run a stamp says is done kept in a later call, another prompt's not; a
 skip that leaves ncu nothing to time an error, not a summary."""
 import os, subprocess, tempfile, unittest
@@ -7,7 +7,8 @@ import os, subprocess, tempfile, unittest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 STAGE = os.path.join(ROOT, "scripts", "gpu", "stages", "profile.sh")
 
-# A stand-in ncu: the command's --max-tokens N launches 10 prefill kernels and 3 a step for the
+# A stand-in ncu: the command's --max-tokens N launches 9 prefill kernels and an ArgMax (the first
+# token), then 3 kernels a step for the
 # N - 1 steps after the first token; --launch-skip S leaves out the first S. Each call is logged.
 NCU = r"""#!/usr/bin/env bash
 skip=0 n=0
@@ -19,8 +20,9 @@ echo "ncu n=$n skip=$skip" >> "$WORK/ncu-calls.txt"
 echo '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
 i=0
 emit() { ((i++ >= skip)) && printf '"%s","void %s()","gpu__time_duration.sum","ns","%s"\n' "$i" "$1" "$2"; return 0; }
-for ((k = 0; k < 10; k++)); do emit prefill 5000; done
-for ((s = 1; s < n; s++)); do emit gemm 2000; emit cast 1000; emit norm 500; done
+for ((k = 0; k < 9; k++)); do emit prefill 5000; done
+emit ArgMax 1000
+for ((s = 1; s < n; s++)); do emit gemm 2000; emit cast 1000; emit norm 1000; done
 """
 
 HARNESS = """
@@ -65,12 +67,14 @@ class GputimeStage(unittest.TestCase):
         self.assertEqual(calls, ["ncu n=2 skip=0", "ncu n=6 skip=0"])
         self.assertIn("one decode step: 3.0 kernels, 0.004 ms of kernel time", p.stdout)
         self.assertNotIn("unprofiled", p.stdout)
+        self.assertIn("prefill: 10 kernels to the first token's ArgMax, 0.046 ms of kernel time", p.stdout)
         p, calls = self.run_stage(GPUTIME_SKIP="8")
         self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
         self.assertEqual(calls, ["ncu n=2 skip=8", "ncu n=6 skip=8"])
         self.assertIn("first 8 kernels launched unprofiled", p.stdout)
         self.assertIn("shorter run: 5 kernels", p.stdout)
         self.assertIn("one decode step: 3.0 kernels, 0.004 ms of kernel time", p.stdout)
+        self.assertNotIn("prefill:", p.stdout)
 
     def test_a_finished_run_is_kept_for_its_prompt_only(self):
         self.run_stage()

@@ -1,7 +1,8 @@
 """scripts/gpu/gputime_summary.py on stand-in ncu CSVs: the per-step difference, the per-kernel
 split past the shorter run's launches of each kernel (a first step's one-off cost and launches
 hoisted ahead of the steps kept out), no split when the runs launched different kernels, a
-clear error (no traceback) when the longer run has no more kernels, .xz input."""
+clear error (no traceback) when the longer run has no more kernels, .xz input; --prefill: one
+run's kernels to its first ArgMax by name, an error without one."""
 import lzma, os, subprocess, sys, tempfile, unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -14,6 +15,15 @@ def csv_text(kernels):
     rows = "".join(f'"{i}","{name}","gpu__time_duration.sum","ns","{ns:,}"\n'
                    f'"{i}","{name}","other__metric","ns","999"\n' for i, (name, ns) in enumerate(kernels))
     return "==PROF== Connected\n{\"program\": 1}\n" + HEADER + rows
+
+
+def prefill(ks):
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "run.csv")
+        with open(path, "w") as f:
+            f.write(csv_text(ks))
+        p = subprocess.run([sys.executable, SUMMARY, "--prefill", path], capture_output=True, text=True)
+        return p.returncode, p.stdout, p.stderr
 
 
 def run(short, long, *extra, xz=False):
@@ -82,6 +92,24 @@ class GputimeSummary(unittest.TestCase):
         self.assertNotEqual(rc, 0)
         self.assertEqual(out, "")
         self.assertIn("gputime: ncu timed 4 and 4 kernels", err)
+        self.assertNotIn("Traceback", err)
+
+
+    def test_prefill_to_the_first_argmax(self):
+        argmax = ("void mlx::arg_reduce_general<float, mlx::ArgMax<float>, 1024, 4>(float *)", 20_000)
+        rc, out, err = prefill(PREFILL + PREFILL[:1] + [argmax] + STEP + [argmax])
+        self.assertEqual(rc, 0, err)
+        lines = out.splitlines()
+        self.assertEqual(lines[0], "prefill: 4 kernels to the first token's ArgMax, 2.023 ms of kernel time")
+        self.assertIn("per prefill, by kernel (3 kernels, 2.023 ms;", lines[1])
+        self.assertEqual(lines[3].split(), ["2.0", "2000.0", "98.9%", "1000.0", "1000.0", "mlx::gemm<float>"])
+        self.assertEqual(lines[4].split()[:3], ["1.0", "20.0", "1.0%"])
+        self.assertEqual(len(lines), 6)
+
+    def test_prefill_without_argmax_is_an_error(self):
+        rc, out, err = prefill(PREFILL + STEP)
+        self.assertNotEqual(rc, 0)
+        self.assertIn("gputime: no ArgMax kernel", err)
         self.assertNotIn("Traceback", err)
 
 

@@ -6,7 +6,8 @@
 # $GPUTIME_ARM's [stock] generate on $GPUTIME_PRESET [qwen3-30b-a3b], a $GPUTIME_PROMPT [2048]
 # token prompt in one chunk, with 2 and with 6 new tokens. The difference over 4 is one decode
 # step's kernel time, each kernel run alone (no launch gaps, no overlap), caches left warm;
-# then the kernels of those 4 steps by name (scripts/gpu/gputime_summary.py): gputime-ARM.txt.
+# then the kernels of those 4 steps by name (scripts/gpu/gputime_summary.py), and the prefill's
+# (the shorter run's kernels to the first token's ArgMax; not with GPUTIME_SKIP): gputime-ARM.txt.
 # GPUTIME_SKIP [0]: kernels each run launches unprofiled first (ncu --launch-skip), fewer than
 # the shorter run's: both runs launch the same ones, so the difference keeps its meaning, and
 # the prefill's cost no replay (qwen3-30b-a3b at prompt 512: 920 kernels in the shorter run,
@@ -30,7 +31,8 @@ run_gputime() {
   done
   {
     ((skip == 0)) || echo "(each run's first $skip kernels launched unprofiled, GPUTIME_SKIP: counts and times start after them)"
-    python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv
+    python3 scripts/gpu/gputime_summary.py "$LOGS/gputime-$arm-"{2,6}.csv || exit 2
+    ((skip > 0)) || { echo; python3 scripts/gpu/gputime_summary.py --prefill "$LOGS/gputime-$arm-2.csv"; }
   } | tee "$LOGS/gputime-$arm.txt"
   ((${PIPESTATUS[0]} == 0)) || return 2
 }
