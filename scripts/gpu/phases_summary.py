@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Where decode time goes, for scripts/gpu/run's phases stage: one line per
-`mlx-ab generate --decode-phases --json` file given, its decode tokens/s and the milliseconds
-per decode token of each phase (building the graph, MLX's submission, waiting for the device,
-reading back). The first token comes from the prefill, so a run of n tokens has n - 1 steps."""
+"""Where prefill and decode time go, for scripts/gpu/run's phases stage: one line per
+`mlx-ab generate --phases --json` file given: the prefill's milliseconds in each phase (building
+the graph, MLX's submission, waiting for the device, clearing MLX's buffer cache after each
+chunk, reading back the first token; "-" for files from before 2026-12-07, which split decode
+only), then its decode tokens/s and the milliseconds per decode token of each phase. The first
+token comes from the prefill, so a run of n tokens has n - 1 steps."""
 import json
 import os
 import sys
 
-PHASES = ("graph_seconds", "submit_seconds", "wait_seconds", "readback_seconds")
+PREFILL = ("graph_seconds", "submit_seconds", "wait_seconds", "clear_cache_seconds", "readback_seconds")
+DECODE = ("graph_seconds", "submit_seconds", "wait_seconds", "readback_seconds")
 
 
 def line(path):
@@ -15,13 +18,16 @@ def line(path):
         run = json.load(f)
     steps = len(run["tokens"]) - 1
     if steps < 1 or "decode_phases" not in run:
-        raise ValueError(f"{path}: no decode steps with phases (run with --decode-phases and --max-tokens >= 2)")
-    ms = (1e3 * run["decode_phases"][k] / steps for k in PHASES)
-    return f"{os.path.basename(path)} {run['decode_tps']:.1f} " + " ".join(f"{m:.3f}" for m in ms)
+        raise ValueError(f"{path}: no decode steps with phases (run with --phases and --max-tokens >= 2)")
+    prefill = run.get("prefill_phases")
+    pre = [f"{1e3 * prefill[k]:.3f}" for k in PREFILL] if prefill else ["-"] * len(PREFILL)
+    dec = [f"{1e3 * run['decode_phases'][k] / steps:.3f}" for k in DECODE]
+    return " ".join([os.path.basename(path)] + pre + [f"{run['decode_tps']:.1f}"] + dec)
 
 
 def main(paths):
-    print("file  decode tok/s  per token ms: graph submit wait readback")
+    print("file  prefill ms: graph submit wait clear_cache readback  "
+          "decode tok/s  per token ms: graph submit wait readback")
     try:
         for path in paths:
             print(line(path))

@@ -48,10 +48,11 @@ pub struct GenerateArgs {
     /// Also write the result as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Split the decode time into graph building, MLX's submission, waiting and reading back
-    /// (steps evaluated with `async_eval`, so not comparable with a run without this).
-    #[arg(long)]
-    pub decode_phases: bool,
+    /// Split the prefill's and the decode steps' time into graph building, MLX's submission,
+    /// waiting, reading back and clearing MLX's buffer cache (chunks and steps evaluated with
+    /// `async_eval`, so not comparable with a run without this).
+    #[arg(long, alias = "decode-phases")]
+    pub phases: bool,
 }
 
 impl GenerateArgs {
@@ -62,8 +63,8 @@ impl GenerateArgs {
         if let Some(json) = &self.json {
             args.extend(["--json".into(), json.into()]);
         }
-        if self.decode_phases {
-            args.push("--decode-phases".into());
+        if self.phases {
+            args.push("--phases".into());
         }
         args
     }
@@ -163,8 +164,14 @@ mod tests {
     }
 
     #[test]
+    fn decode_phases_is_the_old_name_of_phases() {
+        let line = ["x", "--model", "m", "--tokens", "1", "--max-tokens", "2", "--decode-phases"];
+        assert!(Cli::parse_from(line).args.phases);
+    }
+
+    #[test]
     fn to_args_parses_back_to_the_same_options() {
-        for (device, json, decode_phases) in
+        for (device, json, phases) in
             [(None, None, false), (Some(DeviceKind::Gpu), Some(PathBuf::from("o.json")), true)]
         {
             let args = GenerateArgs {
@@ -174,7 +181,7 @@ mod tests {
                 prefill_chunk: 7,
                 device,
                 json,
-                decode_phases,
+                phases,
             };
             let line = std::iter::once(OsString::from("x")).chain(args.to_args());
             assert_eq!(Cli::parse_from(line).args, args);

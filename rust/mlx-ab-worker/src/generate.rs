@@ -22,9 +22,11 @@ struct Output {
     prefill_tps: f64,
     decode_tps: f64,
     peak_memory_bytes: u64,
-    /// With `--decode-phases`: where the decode time went.
+    /// With `--phases`: where the prefill's and the decode steps' time went.
     #[serde(skip_serializing_if = "Option::is_none")]
-    decode_phases: Option<mlx_model::DecodePhases>,
+    prefill_phases: Option<mlx_model::Phases>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    decode_phases: Option<mlx_model::Phases>,
 }
 
 pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
@@ -39,8 +41,8 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
     let device = device::select(job.device)?;
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
-    let generation = serve::generate(&model, &job, args.decode_phases)?;
-    let decode_phases = generation.decode_phases;
+    let generation = serve::generate(&model, &job, args.phases)?;
+    let (prefill_phases, decode_phases) = (generation.prefill_phases, generation.decode_phases);
     let logits = protocol::logits_to_bytes(&generation.logits);
     let result = serve::run_result(&model, generation);
     let output = Output {
@@ -55,6 +57,7 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
         prefill_tps: result.prefill_tps,
         decode_tps: result.decode_tps,
         peak_memory_bytes: result.peak_memory_bytes,
+        prefill_phases,
         decode_phases,
     };
     let text = serde_json::to_string_pretty(&output).map_err(|e| e.to_string())? + "\n";

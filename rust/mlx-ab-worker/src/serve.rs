@@ -104,8 +104,8 @@ pub fn run_result(model: &mlx_model::Model, generation: mlx_model::Generation) -
     }
 }
 
-/// One generation of `job`, checked for a logit row per token (`phases`: with its decode time
-/// split, `mlx_model::generate_with_phases`).
+/// One generation of `job`, checked for a logit row per token (`phases`: with its prefill's and
+/// decode steps' time split, `mlx_model::generate_with_phases`).
 pub fn generate(
     model: &mlx_model::Model,
     job: &Job,

@@ -106,7 +106,15 @@ impl Cache {
 
     /// Evaluates every layer's buffers (what mlx-lm does after each prefill chunk).
     pub fn eval(&self) -> Result<()> {
-        let arrays: Vec<&Array> = self.layers.iter().flat_map(LayerCache::state).collect();
-        Ok(mlx::eval(&arrays)?)
+        Ok(mlx::eval(&self.state())?)
+    }
+
+    /// Starts evaluating every layer's buffers without waiting for them.
+    pub fn async_eval(&self) -> Result<()> {
+        Ok(mlx::async_eval(&self.state())?)
+    }
+
+    fn state(&self) -> Vec<&Array> {
+        self.layers.iter().flat_map(LayerCache::state).collect()
     }
 }

@@ -24,25 +24,30 @@ pub struct Generation {
     pub decode_seconds: f64,
     /// MLX's peak of active memory during the call (reset at its start).
     pub peak_memory_bytes: usize,
+    /// Where the prefill time went: only from [`generate_with_phases`].
+    pub prefill_phases: Option<Phases>,
     /// Where the decode time went: only from [`generate_with_phases`].
-    pub decode_phases: Option<DecodePhases>,
+    pub decode_phases: Option<Phases>,
 }
 
-/// The decode steps' time split into its phases, summed over the steps that `decode_seconds`
-/// covers. Host-bound decoding shows up as `graph + submit` close to the whole; device-bound
-/// as `wait`.
+/// Prefill's or decode's time split into its phases, summed over its chunks and steps (the
+/// prefill: its chunks, then the first token's step; decode: the steps that `decode_seconds`
+/// covers). Host-bound work shows up as `graph + submit` close to the whole; device-bound as
+/// `wait`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
-pub struct DecodePhases {
-    /// Building each step's lazy graph (the forward pass in Rust, no MLX kernels).
+pub struct Phases {
+    /// Building each chunk's or step's lazy graph (the forward pass in Rust, no MLX kernels).
     pub graph_seconds: f64,
-    /// `async_eval`: MLX's host work for the step (the eval walk, encoding and launching).
+    /// `async_eval`: MLX's host work for it (the eval walk, encoding and launching).
     /// MLX waits there too once too many tasks are in flight (the CPU backend does, with a
     /// large step), so part of the device's time can land here.
     pub submit_seconds: f64,
-    /// Waiting after that for the step's results.
+    /// Waiting after that for its results.
     pub wait_seconds: f64,
     /// Copying the logits and the token to the host.
     pub readback_seconds: f64,
+    /// `memory::clear_cache`: after each prefill chunk, and every 256 decode steps.
+    pub clear_cache_seconds: f64,
 }
 
 impl Generation {
@@ -80,19 +85,20 @@ pub fn generate(
     max_tokens: usize,
     prefill_chunk: usize,
 ) -> Result<Generation> {
-    run(model, prompt, max_tokens, prefill_chunk, None)
+    run(model, prompt, max_tokens, prefill_chunk, false)
 }
 
-/// [`generate`], with each decode step's time split into [`DecodePhases`]. Its steps are
-/// evaluated with `async_eval` and then waited for, where [`generate`] calls `eval` once, so its
-/// timings are for finding where the time goes, not for comparing with [`generate`]'s.
+/// [`generate`], with the prefill's and the decode steps' time split into [`Phases`]. Its chunks
+/// and steps are evaluated with `async_eval` and then waited for, where [`generate`] calls
+/// `eval` once, so its timings are for finding where the time goes, not for comparing with
+/// [`generate`]'s.
 pub fn generate_with_phases(
     model: &Model,
     prompt: &[u32],
     max_tokens: usize,
     prefill_chunk: usize,
 ) -> Result<Generation> {
-    run(model, prompt, max_tokens, prefill_chunk, Some(DecodePhases::default()))
+    run(model, prompt, max_tokens, prefill_chunk, true)
 }
 
 fn run(
@@ -100,7 +106,7 @@ fn run(
     prompt: &[u32],
     max_tokens: usize,
     prefill_chunk: usize,
-    mut phases: Option<DecodePhases>,
+    with_phases: bool,
 ) -> Result<Generation> {
     if prompt.is_empty() {
         return Err(Error::InvalidArgument("the prompt is empty".into()));
@@ -113,20 +119,35 @@ fn run(
     let mut cache = model.new_cache();
     let mut tokens = Vec::with_capacity(max_tokens);
     let mut logits = Vec::with_capacity(max_tokens);
+    let (mut prefill_phases, mut decode_phases) =
+        if with_phases { (Some(Phases::default()), Some(Phases::default())) } else { (None, None) };
 
     let start = Instant::now();
     let (body, last) = prompt.split_at(prompt.len() - 1);
     for chunk in body.chunks(prefill_chunk) {
         // Only the cache is evaluated: the chunk's logits are never computed, as in mlx-lm.
+        let begun = Instant::now();
         model.hidden_states(&model.tokens_array(chunk)?, &mut cache)?;
+        let built = Instant::now();
+        if with_phases {
+            cache.async_eval()?;
+        }
+        let submitted = Instant::now();
         cache.eval()?;
+        let done = Instant::now();
         memory::clear_cache();
+        if let Some(p) = prefill_phases.as_mut() {
+            p.graph_seconds += (built - begun).as_secs_f64();
+            p.submit_seconds += (submitted - built).as_secs_f64();
+            p.wait_seconds += (done - submitted).as_secs_f64();
+            p.clear_cache_seconds += done.elapsed().as_secs_f64();
+        }
     }
     drop(prompt_array);
     let mut input = model.tokens_array(last)?;
     let mut record = |cache: &mut crate::cache::Cache,
                       input: &Array,
-                      phases: Option<&mut DecodePhases>|
+                      phases: Option<&mut Phases>|
      -> Result<Array> {
         let start = Instant::now();
         let (l, token) = step(model, input, cache)?;
@@ -150,15 +171,19 @@ fn run(
         Ok(Array::from_slice(&[id], &[1, 1])?)
     };
     if max_tokens > 0 {
-        input = record(&mut cache, &input, None)?;
+        input = record(&mut cache, &input, prefill_phases.as_mut())?;
     }
     let prefill_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
     for n in 1..max_tokens {
-        input = record(&mut cache, &input, phases.as_mut())?;
+        input = record(&mut cache, &input, decode_phases.as_mut())?;
         if n % 256 == 0 {
+            let cleared = Instant::now();
             memory::clear_cache();
+            if let Some(p) = decode_phases.as_mut() {
+                p.clear_cache_seconds += cleared.elapsed().as_secs_f64();
+            }
         }
     }
     let decode_seconds = start.elapsed().as_secs_f64();
@@ -170,6 +195,7 @@ fn run(
         prefill_seconds,
         decode_seconds,
         peak_memory_bytes: memory::peak_memory(),
-        decode_phases: phases,
+        prefill_phases,
+        decode_phases,
     })
 }

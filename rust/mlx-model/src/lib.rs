@@ -34,7 +34,7 @@ mod weights;
 
 pub use cache::Cache;
 pub use error::{Error, Result};
-pub use generate::{generate, generate_with_phases, DecodePhases, Generation};
+pub use generate::{generate, generate_with_phases, Generation, Phases};
 pub use mlx_workload::{
     argmax, median, preset_activation_dtype, preset_config, preset_description, preset_run_shape,
     presets, splitmix64, synthetic_prompt, ActivationDtype, ModelConfig, ModelKind, QuantSpec,

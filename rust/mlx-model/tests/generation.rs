@@ -5,8 +5,8 @@ mod common;
 use common::{synthetic, top2_gap};
 use mlx_model::argmax;
 use mlx_model::{
-    generate, generate_with_phases, synthetic_prompt, write_synthetic, DecodePhases, Error,
-    Generation, Model,
+    generate, generate_with_phases, synthetic_prompt, write_synthetic, Error, Generation, Model,
+    Phases,
 };
 
 fn bits(g: &Generation) -> Vec<Vec<u32>> {
@@ -98,7 +98,7 @@ fn chunked_prefill_matches_unchunked_up_to_rounding() {
 }
 
 #[test]
-fn decode_phases_split_the_decode_time_and_change_no_output() {
+fn phases_split_the_prefill_and_decode_time_and_change_no_output() {
     let dir = synthetic("tiny", 14);
     let model = Model::load(dir.path()).unwrap();
     let prompt = synthetic_prompt(model.config().vocab_size, 30, 3);
@@ -106,17 +106,33 @@ fn decode_phases_split_the_decode_time_and_change_no_output() {
     let timed = generate_with_phases(&model, &prompt, 9, 16).unwrap();
     assert_eq!(plain.tokens, timed.tokens);
     assert_eq!(bits(&plain), bits(&timed), "async_eval changed the logits");
-    assert_eq!(plain.decode_phases, None);
-    let p = timed.decode_phases.expect("phases asked for");
-    let parts = [p.graph_seconds, p.submit_seconds, p.wait_seconds, p.readback_seconds];
-    // Each phase of 8 steps takes some time; together they lie inside the decode interval and
-    // cover most of it (outside them: making the next input, a few bookkeeping calls).
-    assert!(parts.iter().all(|&t| t > 0.0), "{p:?}");
-    let (sum, whole) = (parts.iter().sum::<f64>(), timed.decode_seconds);
+    assert_eq!((plain.prefill_phases, plain.decode_phases), (None, None));
+    let parts = |p: &Phases| {
+        [
+            p.graph_seconds,
+            p.submit_seconds,
+            p.wait_seconds,
+            p.readback_seconds,
+            p.clear_cache_seconds,
+        ]
+    };
+    // The prefill: two chunks (16 and 13 tokens), each with its clear_cache, then the first
+    // token's step. Each phase takes some time; together they lie inside the prefill interval
+    // and cover most of it (outside them: making the inputs, a few bookkeeping calls).
+    let p = timed.prefill_phases.expect("phases asked for");
+    assert!(parts(&p).iter().all(|&t| t > 0.0), "{p:?}");
+    let (sum, whole) = (parts(&p).iter().sum::<f64>(), timed.prefill_seconds);
     assert!(sum <= whole && sum >= 0.5 * whole, "{p:?} vs {whole}");
-    // With one new token there is no decode step to split.
+    // The 8 decode steps: the same, but no clear_cache (every 256 steps).
+    let d = timed.decode_phases.expect("phases asked for");
+    assert!(parts(&d)[..4].iter().all(|&t| t > 0.0), "{d:?}");
+    assert_eq!(d.clear_cache_seconds, 0.0);
+    let (sum, whole) = (parts(&d).iter().sum::<f64>(), timed.decode_seconds);
+    assert!(sum <= whole && sum >= 0.5 * whole, "{d:?} vs {whole}");
+    // With one new token there is no decode step to split; the prefill still has its phases.
     let one = generate_with_phases(&model, &prompt, 1, 16).unwrap();
-    assert_eq!(one.decode_phases, Some(DecodePhases::default()));
+    assert_eq!(one.decode_phases, Some(Phases::default()));
+    assert!(one.prefill_phases.is_some_and(|p| p.readback_seconds > 0.0));
 }
 
 #[test]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Sourced by scripts/gpu/run: phases, where decode time goes (mlx-ab generate --decode-phases).
+# Sourced by scripts/gpu/run: phases, where prefill and decode time go (mlx-ab generate --phases).
 
-# Where decode time goes (issue 8, goal 3): each step split into building the graph, MLX's
-# submission (async_eval), the wait for the device and the read-back, for stock and $PHASES_B
+# Where prefill and decode time go (issue 8, goal 3; issue 26, item 4): the prefill and each
+# step split into building the graph, MLX's submission (async_eval), the wait for the device,
+# clearing MLX's buffer cache and the read-back, for stock and $PHASES_B
 # [patched], stock first in every round ($PHASES_RUNS [3] rounds), on each preset of
 # $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it);
 # PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps. Run after `warm`, whose
@@ -16,7 +17,7 @@ run_phases() {
     for n in $(seq "${PHASES_RUNS:-3}"); do
       for arm in stock "$b"; do
         time_for phases || return 3
-        model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --decode-phases \
+        model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases \
           --json "$LOGS/phases-$preset-$arm-$n.json"
         timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/phases-$preset-$arm-$n.log" ||
           { say "phases $preset $arm run $n: exit $?"; rc=2; }
