@@ -1,7 +1,7 @@
 """The e2e stage's matrix (scripts/gpu/stages/e2e.sh) and its summary (scripts/gpu/e2e_summary.py):
 a line's arms (B alone is stock against B; A:B names both) and environment (KEY=VALUE for B's
-worker, A:KEY=VALUE for A's) reach `mlx-ab run` as they should; a line whose arm is not built is
-skipped; the summary names each arm's patches and environment."""
+worker, A:KEY=VALUE for A's) reach `mlx-ab run` as they should; a line whose arm is not built,
+or that leaves one side of A:B empty, is skipped; the summary names each arm by its label."""
 import json, os, subprocess, tempfile, unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -33,13 +33,11 @@ def run_matrix(lines, arms):
             return [l for l in f.read().splitlines() if l.startswith(("ab_run", "say: e2e")) and ": --" not in l]
 
 
-def report(a_env, b_env):
-    def arm(patches, env):
-        return {"spec": {"env": env}, "mlx": {"patches": patches, "extra_patches": []}}
+def report(a_label, b_label):
     r = {"median": 1.5, "ci95": [1.25, 1.75], "sign_test": {"greater": 5, "less": 1}}
     return {"workload": {"preset": "p", "prompt_len": 8, "prefill_chunk": 8, "gen_len": 4}, "verdict": "identical",
-            "arms": {"A": dict(arm(["x"], a_env), prefill_tps={"median": 100}, decode_tps={"median": 10}),
-                     "B": arm(["x"], b_env)},
+            "arms": {"A": {"label": a_label, "prefill_tps": {"median": 100}, "decode_tps": {"median": 10}},
+                     "B": {"label": b_label}},
             "ratio": {"prefill_tps": r, "decode_tps": r, "peak_memory_bytes": {"median": 1.0}}}
 
 
@@ -59,18 +57,22 @@ class E2eMatrix(unittest.TestCase):
         self.assertIn("--b-env SWITCH=off", runs[2])
         self.assertIn("--a-env OTHER=1", runs[2])
 
-    def test_an_arm_not_built_is_skipped(self):
-        out = run_matrix(["one p 8 8 4 wide:patched 6"], ["stock", "patched"])
-        self.assertEqual(out, ["say: e2e one: arm wide or patched not built; skipped"])
+    def test_an_arm_not_built_or_not_named_is_skipped(self):
+        out = run_matrix(["one p 8 8 4 wide:patched 6", "two p 8 8 4 :patched 6", "three p 8 8 4 patched: 6"],
+                         ["stock", "patched"])
+        self.assertEqual(out, ["say: e2e one: arm wide or patched not built; skipped",
+                               "say: e2e two: ':patched' names no arm on one side of A:B",
+                               "say: e2e three: 'patched:' names no arm on one side of A:B"])
 
     def test_summary_names_both_arms(self):
         with tempfile.TemporaryDirectory() as d:
             with open(os.path.join(d, "run.json"), "w") as f:
-                json.dump(report(["SWITCH=off"], []), f)
+                json.dump(report("all patches + x.patch with `SWITCH=off`", "all patches + x.patch"), f)
             out = subprocess.run(["python3", SUMMARY, d], capture_output=True, text=True)
         self.assertEqual(out.returncode, 0, out.stderr)
         row = out.stdout.splitlines()[2]
-        self.assertTrue(row.startswith("| run | p | 8 / 8 / 4 | x with SWITCH=off | x | identical | 100 |"), row)
+        self.assertTrue(row.startswith("| run | p | 8 / 8 / 4 | all patches + x.patch with `SWITCH=off` | "
+                                       "all patches + x.patch | identical | 100 |"), row)
         self.assertIn("1.500 [1.250, 1.750] (5/1)", row)
 
 

@@ -1,7 +1,8 @@
 """The gputime stage (run_gputime of scripts/gpu/stages/profile.sh) with a stand-in ncu: its two
 runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_SKIP reaching ncu as --launch-skip and
-named in the result; a run a stamp says is done kept in a later call, another prompt's not; a
-skip that leaves ncu nothing to time an error, not a summary."""
+named in the result; a run a stamp says is done kept in a later call, another prompt's not, nor
+one whose CSV a failed run began to replace; a skip that leaves ncu nothing to time an error,
+not a summary."""
 import os, subprocess, tempfile, unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -18,6 +19,7 @@ while (($#)); do
 done
 echo "ncu n=$n skip=$skip" >> "$WORK/ncu-calls.txt"
 echo '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
+[[ -z ${NCU_FAIL:-} ]] || exit 1  # a run cut short, its CSV begun
 i=0
 emit() { ((i++ >= skip)) && printf '"%s","void %s()","gpu__time_duration.sum","ns","%s"\n' "$i" "$1" "$2"; return 0; }
 for ((k = 0; k < 9; k++)); do emit prefill 5000; done
@@ -84,6 +86,25 @@ class GputimeStage(unittest.TestCase):
         self.assertIn("one decode step: 3.0 kernels", p.stdout)
         p, calls = self.run_stage(GPUTIME_PROMPT="16")
         self.assertEqual(calls, ["ncu n=2 skip=0", "ncu n=6 skip=0"])
+        # Prompt 16's runs replaced prompt 8's CSVs: prompt 8 runs again.
+        p, calls = self.run_stage()
+        self.assertEqual(calls, ["ncu n=2 skip=0", "ncu n=6 skip=0"])
+        # Another arm, whose name begins as this one's, keeps its runs when this one's are replaced.
+        self.run_stage(GPUTIME_ARM="stock-x")
+        p, calls = self.run_stage(GPUTIME_PROMPT="16")
+        self.assertEqual(len(calls), 2)
+        p, calls = self.run_stage(GPUTIME_ARM="stock-x")
+        self.assertEqual(calls, [])
+
+    def test_a_run_cut_short_leaves_no_stamp(self):
+        self.run_stage()
+        p, calls = self.run_stage(GPUTIME_PROMPT="16", NCU_FAIL="1")
+        self.assertNotEqual(p.returncode, 0)
+        self.assertEqual(calls, ["ncu n=2 skip=0"])
+        # Its CSV replaced prompt 8's shorter run: that runs again, the longer one is kept.
+        p, calls = self.run_stage()
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual(calls, ["ncu n=2 skip=0"])
 
     def test_a_skip_past_the_shorter_run_is_an_error(self):
         p, calls = self.run_stage(GPUTIME_SKIP="20")

@@ -55,6 +55,7 @@ run_e2e() {
   while read -r name preset prompt chunk gen ab pairs env; do
     [[ -z $name || $name == \#* || -f $dir/$name.json ]] && continue
     [[ $ab == *:* ]] && a=${ab%%:*} b=${ab#*:} || a=stock b=$ab
+    [[ -n $a && -n $b ]] || { say "e2e $name: '$ab' names no arm on one side of A:B"; rc=2; continue; }
     [[ -d $WORK/arms/$a && -d $WORK/arms/$b ]] || { say "e2e $name: arm $a or $b not built; skipped"; continue; }
     if (($(left) < 2 * last + 60)); then say "e2e $name: too little time left; call again"; rc=3; break; fi
     local args=(--preset "$preset" --prompt-len "$prompt" --prefill-chunk "$chunk" --gen-len "$gen" --pairs "$pairs")

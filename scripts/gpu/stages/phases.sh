@@ -25,5 +25,6 @@ run_phases() {
     done
   done
   compgen -G "$LOGS/phases-*.json" > /dev/null || return 2
-  python3 scripts/gpu/phases_summary.py "$LOGS"/phases-*.json | tee "$LOGS/phases.txt"  return $rc
+  python3 scripts/gpu/phases_summary.py "$LOGS"/phases-*.json | tee "$LOGS/phases.txt"
+  return $rc
 }

@@ -14,20 +14,21 @@
 # 290 a decode step; 2026-12-07, 7bb3e52).
 run_gputime() {
   local ncu=$1 preset=${GPUTIME_PRESET:-qwen3-30b-a3b} prompt=${GPUTIME_PROMPT:-2048} n
-  local arm=${GPUTIME_ARM:-stock} skip=${GPUTIME_SKIP:-0} stamp csv
+  local arm=${GPUTIME_ARM:-stock} skip=${GPUTIME_SKIP:-0} stamp csv key
   make_model "$preset" || return 2
+  key="$preset $prompt $skip"
   for n in 2 6; do
-    stamp=$WORK/done/gputime-$arm-$preset-$prompt-s$skip-$n  # an ncu run an earlier call here finished
-    csv=$LOGS/gputime-$arm-$n.csv
-    [[ -f $stamp ]] && continue
+    # An ncu run an earlier call on this machine finished for the same key: kept.
+    stamp=$WORK/done/gputime-$arm-$n csv=$LOGS/gputime-$arm-$n.csv
+    [[ -f $stamp && $(< "$stamp") == "$key" ]] && continue
     time_for "gputime $arm $n" 120 || return 3
-    rm -f "$WORK/done/gputime-$arm-"*"-$n"  # the CSV below replaces the one they stamped
+    rm -f "$stamp"  # the CSV below replaces the one it stamped
     model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens "$n"
     timeout $(($(left) - 10)) "$ncu" --clock-control none --cache-control none --target-processes all \
       --launch-skip "$skip" --metrics gpu__time_duration.sum --csv --print-units base "${CMD[@]}" \
       > "$csv" 2> "$LOGS/gputime-$arm-$n.log" || { say "gputime $arm $n: exit $?"; return 2; }
     grep -q gpu__time_duration "$csv" || { say "gputime $arm $n: ncu timed no kernel (GPUTIME_SKIP=$skip too many?)"; return 2; }
-    touch "$stamp"
+    echo "$key" > "$stamp"
   done
   {
     ((skip == 0)) || echo "(each run's first $skip kernels launched unprofiled, GPUTIME_SKIP: counts and times start after them)"
