@@ -4,33 +4,24 @@ worker, A:KEY=VALUE for A's) reach `mlx-ab run` as they should; a line whose arm
 or that leaves one side of A:B empty, is skipped; the summary names each arm by its label."""
 import json, os, subprocess, tempfile, unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STAGE = os.path.join(ROOT, "scripts", "gpu", "stages", "e2e.sh")
-SUMMARY = os.path.join(ROOT, "scripts", "gpu", "e2e_summary.py")
+import gpu_stage
 
-# run_e2e with scripts/gpu/run's helpers stubbed: ab_run writes its arguments (a line a call).
-HARNESS = """
-set -u
-say() { echo "say: $*" >> "$WORK/out.txt"; }
-left() { echo 1000; }
-ab_run() { echo "ab_run $*" >> "$WORK/out.txt"; }
-source "$STAGE"
-run_e2e
-"""
+SUMMARY = os.path.join(gpu_stage.ROOT, "scripts", "gpu", "e2e_summary.py")
+# ab_run, which the stage's lines call, stands for `mlx-ab run`.
+AB_RUN = 'ab_run() { echo "ab_run $*" >> "$WORK/calls.txt"; }'
 
 
 def run_matrix(lines, arms):
+    """The stage's skip messages and ab_run's calls, in order."""
     with tempfile.TemporaryDirectory() as work:
         for arm in arms:
             os.makedirs(os.path.join(work, "arms", arm))
         matrix = os.path.join(work, "matrix.tsv")
         with open(matrix, "w") as f:
             f.write("# name preset prompt chunk gen [A:]B pairs [ENV]\n" + "".join(l + "\n" for l in lines))
-        env = dict(os.environ, STAGE=STAGE, WORK=work, LOGS=os.path.join(work, "logs"), RUN_DEVICE="gpu",
-                   E2E_MATRIX=matrix)
-        subprocess.run(["bash", "-c", HARNESS], env=env, cwd=ROOT, capture_output=True, text=True)
-        with open(os.path.join(work, "out.txt")) as f:
-            return [l for l in f.read().splitlines() if l.startswith(("ab_run", "say: e2e")) and ": --" not in l]
+        p = gpu_stage.run("e2e.sh", "run_e2e", work, {"E2E_MATRIX": matrix}, AB_RUN)
+        said = [l for l in p.stdout.splitlines() if l.startswith("say: e2e") and ": --" not in l]
+        return said + gpu_stage.calls(work)
 
 
 def report(a_label, b_label):

@@ -1,23 +1,22 @@
 """The gputime stage (run_gputime of scripts/gpu/stages/profile.sh) with a stand-in ncu: its two
-runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_SKIP reaching ncu as --launch-skip and
-named in the result; a run a stamp says is done kept in a later call, another prompt's not, nor
-one whose CSV a failed run began to replace; a skip that leaves ncu nothing to time an error,
-not a summary."""
-import os, subprocess, tempfile, unittest
+runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_SKIP reaching ncu
+as --launch-skip and named in the result; a run a stamp says is done kept in a later call,
+another prompt's not, nor one whose CSV a failed run began to replace; a skip that leaves ncu
+nothing to time an error, not a summary."""
+import os, tempfile, unittest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-STAGE = os.path.join(ROOT, "scripts", "gpu", "stages", "profile.sh")
+import gpu_stage
 
 # A stand-in ncu: the command's --max-tokens N launches 9 prefill kernels and an ArgMax (the first
-# token), then 3 kernels a step for the
-# N - 1 steps after the first token; --launch-skip S leaves out the first S. Each call is logged.
+# token), then 3 kernels a step for the N - 1 steps after it; --launch-skip S leaves out the
+# first S. Each call is logged as the stubs' calls are (gpu_stage.calls).
 NCU = r"""#!/usr/bin/env bash
 skip=0 n=0
 while (($#)); do
   case $1 in --launch-skip) skip=$2; shift ;; --max-tokens) n=$2; shift ;; esac
   shift
 done
-echo "ncu n=$n skip=$skip" >> "$WORK/ncu-calls.txt"
+echo "ncu n=$n skip=$skip" >> "$WORK/calls.txt"
 echo '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
 [[ -z ${NCU_FAIL:-} ]] || exit 1  # a run cut short, its CSV begun
 i=0
@@ -27,16 +26,7 @@ emit ArgMax 1000
 for ((s = 1; s < n; s++)); do emit gemm 2000; emit cast 1000; emit norm 1000; done
 """
 
-HARNESS = """
-set -u
-say() { echo "say: $*"; }
-left() { echo 1000; }
-time_for() { return 0; }
-make_model() { return 0; }
-model_cmd() { CMD=(mlx-ab "$1" --max-tokens "${@: -1}"); }
-source "$STAGE"
-run_gputime "$WORK/ncu"
-"""
+MODEL_CMD = 'model_cmd() { CMD=(mlx-ab "$1" --max-tokens "${@: -1}"); }'
 
 
 class GputimeStage(unittest.TestCase):
@@ -51,17 +41,9 @@ class GputimeStage(unittest.TestCase):
         os.chmod(os.path.join(w, "ncu"), 0o755)
 
     def run_stage(self, **env):
-        w = self.work.name
-        full = dict(os.environ, STAGE=STAGE, WORK=w, LOGS=os.path.join(w, "logs"))
-        full.update({"GPUTIME_PROMPT": "8", **env})
-        p = subprocess.run(["bash", "-c", HARNESS], env=full, cwd=ROOT, capture_output=True, text=True)
-        calls_path = os.path.join(w, "ncu-calls.txt")
-        calls = []
-        if os.path.exists(calls_path):
-            with open(calls_path) as f:
-                calls = f.read().splitlines()
-            os.remove(calls_path)
-        return p, calls
+        p = gpu_stage.run("profile.sh", 'run_gputime "$WORK/ncu"', self.work.name, {"GPUTIME_PROMPT": "8", **env},
+                          MODEL_CMD)
+        return p, gpu_stage.calls(self.work.name)
 
     def test_difference_and_skip(self):
         p, calls = self.run_stage()
