@@ -2,9 +2,10 @@
 a line's arms (B alone is stock against B; A:B names both) and environment (KEY=VALUE for B's
 worker, A:KEY=VALUE for A's) reach `mlx-ab run` as they should; a line whose arm is not built,
 or that leaves one side of A:B empty, is skipped; the summary names each arm by its label."""
-import json, os, subprocess, tempfile, unittest
+import json, os, subprocess, sys, tempfile, unittest
 
-import gpu_stage
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run alone, not only by discover
+import gpu_stage  # noqa: E402
 
 SUMMARY = os.path.join(gpu_stage.ROOT, "scripts", "gpu", "e2e_summary.py")
 # ab_run, which the stage's lines call, stands for `mlx-ab run`.

@@ -3,9 +3,10 @@ runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_S
 as --launch-skip and named in the result; a run a stamp says is done kept in a later call,
 another prompt's not, nor one whose CSV a failed run began to replace; a skip that leaves ncu
 nothing to time an error, not a summary."""
-import os, tempfile, unittest
+import os, sys, tempfile, unittest
 
-import gpu_stage
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run alone, not only by discover
+import gpu_stage  # noqa: E402
 
 # A stand-in ncu: the command's --max-tokens N launches 9 prefill kernels and an ArgMax (the first
 # token), then 3 kernels a step for the N - 1 steps after it; --launch-skip S leaves out the
