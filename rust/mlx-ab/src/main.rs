@@ -18,6 +18,7 @@ mod compare;
 mod deterministic;
 mod forward;
 mod gpu_name;
+mod graph_cost;
 mod markdown;
 mod ops;
 mod ops_points;

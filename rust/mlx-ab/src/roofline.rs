@@ -5,11 +5,14 @@
 //! rate is the point's 2*M*N*K over the same time. Written as a table and as `roofline.json`,
 //! naming the patch series the arms ran. A point of another activation dtype than bf16 (`mlx-ab
 //! ops --dtypes`) is a row of its own, its dtype in the label and its bytes those of the dtype;
-//! its rate is still set against the bf16 limit.
+//! its rate is still set against the bf16 limit. A point timed at more than one graph size
+//! (`mlx-ab ops --rows-per-graph`) is also split into a cost per call and a cost per evaluated
+//! graph (`graph_cost`).
 
 use crate::book_sources::{self, read_json, SeriesFile};
 use mlx_ab_protocol::ops::QUANTIZED_DTYPE;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
@@ -111,6 +114,72 @@ struct Roofline {
     /// The machine's limits the percentages use.
     limits: Limits,
     points: Vec<RooflinePoint>,
+    /// Points timed at more than one graph size, each time per call split as K + P / calls.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    graph_costs: Vec<GraphCost>,
+}
+
+#[derive(Serialize)]
+struct GraphCost {
+    op: String,
+    mode: String,
+    proj: String,
+    rows_per_expert: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    dtype: Option<String>,
+    arm: &'static str,
+    /// The graph sizes the fit used.
+    calls_per_graph: Vec<u64>,
+    /// K: each call's own time.
+    ms_per_call: f64,
+    /// P: each evaluated graph's (its evaluation, launch and wait), shared by its calls.
+    ms_per_graph: f64,
+    /// The point's flops over K (none where K is not positive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tflops_per_call: Option<f64>,
+}
+
+/// Each point timed at more than one graph size, split by `graph_cost::split`, with its table.
+fn graph_costs(points: &[RooflinePoint]) -> (Vec<GraphCost>, String) {
+    let mut groups: BTreeMap<_, Vec<&RooflinePoint>> = BTreeMap::new();
+    for p in points {
+        groups
+            .entry((&p.op, &p.mode, &p.proj, p.rows_per_expert, &p.dtype, p.arm))
+            .or_default()
+            .push(p);
+    }
+    let mut table = String::from(
+        "| point | arm | calls per graph | K: ms per call | P: ms per graph | TFLOP/s at K |\n\
+         |---|---|---|---:|---:|---:|\n",
+    );
+    let mut costs = Vec::new();
+    for ((op, mode, proj, rows, dtype, arm), group) in groups {
+        let samples: Vec<(u64, f64)> = group.iter().map(|p| (p.calls_per_graph, p.ms)).collect();
+        let Some((k, p)) = crate::graph_cost::split(&samples) else { continue };
+        let flops = group[0].tflops * group[0].ms * 1e9;
+        let cost = GraphCost {
+            op: op.clone(),
+            mode: mode.clone(),
+            proj: proj.clone(),
+            rows_per_expert: rows,
+            dtype: dtype.clone(),
+            arm,
+            calls_per_graph: samples.iter().map(|s| s.0).collect(),
+            ms_per_call: k,
+            ms_per_graph: p,
+            tflops_per_call: (k > 0.0).then(|| flops / (k * 1e-3) / 1e12),
+        };
+        let sizes: Vec<String> = cost.calls_per_graph.iter().map(u64::to_string).collect();
+        let _ = writeln!(
+            table,
+            "| {op} {mode} {proj} r={rows}{} | {arm} | {} | {k:.4} | {p:.4} | {} |",
+            dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default(),
+            sizes.join(", "),
+            cost.tflops_per_call.map(|t| format!("{t:.1}")).unwrap_or_else(|| "-".into()),
+        );
+        costs.push(cost);
+    }
+    (costs, table)
 }
 
 #[derive(Serialize, Clone, Copy)]
@@ -186,6 +255,7 @@ pub fn main(
             sources: Vec::new(),
             limits,
             points: Vec::new(),
+            graph_costs: Vec::new(),
         });
         if roofline.commit != entry.commit || roofline.machine != entry.machine {
             return Err(format!(
@@ -252,8 +322,16 @@ pub fn main(
             }
         }
     }
-    let roofline = out.ok_or("no report given")?;
+    let mut roofline = out.ok_or("no report given")?;
     print!("{table}");
+    let (costs, cost_table) = graph_costs(&roofline.points);
+    if !costs.is_empty() {
+        print!(
+            "\nTime per call = K + P / calls per graph, where a point was timed at more than one \
+             graph size (least squares in 1 / calls; an inference, not a measurement):\n\n{cost_table}"
+        );
+    }
+    roofline.graph_costs = costs;
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&roofline).map_err(|e| e.to_string())?;
         std::fs::write(path, text + "\n")
@@ -291,6 +369,48 @@ mod tests {
         assert_eq!(f32("mxfp4"), Some(mxfp4 + activations));
         let named = |dtype| bytes_moved("qmm", "affine4", "up", 1, DEFAULT_SHAPE, Some(dtype));
         assert_eq!((named("bfloat16"), named("float64")), (dense, None));
+    }
+
+    #[test]
+    fn points_at_two_graph_sizes_split_into_call_and_graph() {
+        let point = |arm, rows, calls, ms| RooflinePoint {
+            op: "gather_qmm".into(),
+            mode: "affine4".into(),
+            proj: "up".into(),
+            rows_per_expert: rows,
+            calls_per_graph: calls,
+            dtype: None,
+            arm,
+            b_patches: "all".into(),
+            ms,
+            tbps: 0.0,
+            // 1 GFLOP a call
+            tflops: 1e9 / (ms * 1e-3) / 1e12,
+            bit_identical: Identity::Bits(true),
+            reference_error: None,
+        };
+        let points = [
+            point("patched", 128, 1, 0.45),
+            point("stock", 128, 1, 10.0),
+            point("patched", 128, 8, 0.15 + 0.3 / 8.0),
+            point("patched", 256, 1, 0.5),
+        ];
+        let (costs, table) = graph_costs(&points);
+        // Only patched at 128 rows was timed at two graph sizes.
+        assert_eq!(costs.len(), 1, "{table}");
+        let c = &costs[0];
+        assert_eq!(
+            (c.arm, c.rows_per_expert, c.calls_per_graph.clone()),
+            ("patched", 128, vec![1, 8])
+        );
+        assert!((c.ms_per_call - 0.15).abs() < 1e-9 && (c.ms_per_graph - 0.3).abs() < 1e-9);
+        assert!((c.tflops_per_call.unwrap() - 1e9 / 0.15e-3 / 1e12).abs() < 1e-6);
+        assert!(
+            table.contains(
+                "| gather_qmm affine4 up r=128 | patched | 1, 8 | 0.1500 | 0.3000 | 6.7 |"
+            ),
+            "{table}"
+        );
     }
 
     #[test]
