@@ -65,14 +65,15 @@ def summary(short, long, steps, unit):
     if tail is None:
         lines.append("the runs launched different kernels: no per-kernel split")
         return lines
+    return lines + by_kernel([(name, t) for name, ts in tail.items() for t in ts], steps, unit)
+
+
+def by_kernel(launches, steps, unit):
+    """(name, ns) launches grouped by kernel name: count and time per step, share, min and max per
+    launch."""
     by_name = collections.defaultdict(list)
-    for name, ts in tail.items():
-        by_name[short_name(name)] += ts
-    return lines + by_kernel(by_name, steps, unit)
-
-
-def by_kernel(by_name, steps, unit):
-    """The launches of each kernel name: count and time per step, share, min and max per launch."""
+    for name, t in launches:
+        by_name[short_name(name)].append(t)
     total = sum(sum(ts) for ts in by_name.values())
     lines = [f"per {unit}, by kernel ({len(by_name)} kernels, {total / steps / 1e6:.3f} ms; "
              f"time: mean per {unit}, min and max per launch):",
@@ -89,11 +90,8 @@ def prefill(run):
     if end is None:
         raise ValueError("no ArgMax kernel: not a greedy generate run, or its start was not profiled")
     head = run[: end + 1]
-    by_name = collections.defaultdict(list)
-    for name, t in head:
-        by_name[short_name(name)].append(t)
     return [f"prefill: {len(head)} kernels to the first token's ArgMax, {ms(head):.3f} ms of kernel time"] + \
-        by_kernel(by_name, 1, "prefill")
+        by_kernel(head, 1, "prefill")
 
 
 def main(argv):

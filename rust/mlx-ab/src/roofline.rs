@@ -139,6 +139,14 @@ struct GraphCost {
     tflops_per_call: Option<f64>,
 }
 
+impl RooflinePoint {
+    /// The point's name in the tables: op, mode, projection, rows per expert, dtype if not bf16.
+    fn label(&self) -> String {
+        let dtype = self.dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default();
+        format!("{} {} {} r={}{dtype}", self.op, self.mode, self.proj, self.rows_per_expert)
+    }
+}
+
 /// Each point timed at more than one graph size, split by `graph_cost::split`, with its table.
 fn graph_costs(points: &[RooflinePoint]) -> (Vec<GraphCost>, String) {
     let mut groups: BTreeMap<_, Vec<&RooflinePoint>> = BTreeMap::new();
@@ -172,8 +180,8 @@ fn graph_costs(points: &[RooflinePoint]) -> (Vec<GraphCost>, String) {
         let sizes: Vec<String> = cost.calls_per_graph.iter().map(u64::to_string).collect();
         let _ = writeln!(
             table,
-            "| {op} {mode} {proj} r={rows}{} | {arm} | {} | {k:.4} | {p:.4} | {} |",
-            dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default(),
+            "| {} | {arm} | {} | {k:.4} | {p:.4} | {} |",
+            group[0].label(),
             sizes.join(", "),
             cost.tflops_per_call.map(|t| format!("{t:.1}")).unwrap_or_else(|| "-".into()),
         );
@@ -300,12 +308,8 @@ pub fn main(
                 };
                 let _ = writeln!(
                     table,
-                    "| {} {} {} r={}{}, {} per graph | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
-                    point.op,
-                    point.mode,
-                    point.proj,
-                    point.rows_per_expert,
-                    point.dtype.as_ref().map(|d| format!(" {d}")).unwrap_or_default(),
+                    "| {}, {} per graph | {arm} | {:.3} | {:.2} | {:.0}% | {:.1} | {:.1}% | {} |",
+                    point.label(),
                     point.calls_per_graph,
                     point.ms,
                     point.tbps,

@@ -50,6 +50,15 @@ pub struct Phases {
     pub clear_cache_seconds: f64,
 }
 
+impl Phases {
+    /// Adds one chunk's or step's graph, submission and wait, from the instants that bound them.
+    fn add_eval(&mut self, begun: Instant, built: Instant, submitted: Instant, done: Instant) {
+        self.graph_seconds += (built - begun).as_secs_f64();
+        self.submit_seconds += (submitted - built).as_secs_f64();
+        self.wait_seconds += (done - submitted).as_secs_f64();
+    }
+}
+
 impl Generation {
     pub fn prefill_tokens_per_second(&self) -> f64 {
         self.prompt_tokens as f64 / self.prefill_seconds
@@ -119,8 +128,8 @@ fn run(
     let mut cache = model.new_cache();
     let mut tokens = Vec::with_capacity(max_tokens);
     let mut logits = Vec::with_capacity(max_tokens);
-    let (mut prefill_phases, mut decode_phases) =
-        if with_phases { (Some(Phases::default()), Some(Phases::default())) } else { (None, None) };
+    let mut prefill_phases = with_phases.then(Phases::default);
+    let mut decode_phases = with_phases.then(Phases::default);
 
     let start = Instant::now();
     let (body, last) = prompt.split_at(prompt.len() - 1);
@@ -137,9 +146,7 @@ fn run(
         let done = Instant::now();
         memory::clear_cache();
         if let Some(p) = prefill_phases.as_mut() {
-            p.graph_seconds += (built - begun).as_secs_f64();
-            p.submit_seconds += (submitted - built).as_secs_f64();
-            p.wait_seconds += (done - submitted).as_secs_f64();
+            p.add_eval(begun, built, submitted, done);
             p.clear_cache_seconds += done.elapsed().as_secs_f64();
         }
     }
@@ -163,9 +170,7 @@ fn run(
         let id = token.item::<u32>()?;
         tokens.push(id);
         if let Some(p) = phases {
-            p.graph_seconds += (built - start).as_secs_f64();
-            p.submit_seconds += (submitted - built).as_secs_f64();
-            p.wait_seconds += (done - submitted).as_secs_f64();
+            p.add_eval(start, built, submitted, done);
             p.readback_seconds += done.elapsed().as_secs_f64();
         }
         Ok(Array::from_slice(&[id], &[1, 1])?)
