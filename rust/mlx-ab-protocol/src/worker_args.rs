@@ -53,6 +53,10 @@ pub struct GenerateArgs {
     /// `async_eval`, so not comparable with a run without this).
     #[arg(long, alias = "decode-phases")]
     pub phases: bool,
+    /// Generations of the same prompt run first and discarded: a fresh process's first
+    /// generation also pays one-time costs (loading kernels, growing the device's memory pool).
+    #[arg(long, default_value_t = 0)]
+    pub warmup: usize,
 }
 
 impl GenerateArgs {
@@ -65,6 +69,9 @@ impl GenerateArgs {
         }
         if self.phases {
             args.push("--phases".into());
+        }
+        if self.warmup > 0 {
+            args.extend(["--warmup".into(), self.warmup.to_string().into()]);
         }
         args
     }
@@ -171,9 +178,10 @@ mod tests {
 
     #[test]
     fn to_args_parses_back_to_the_same_options() {
-        for (device, json, phases) in
-            [(None, None, false), (Some(DeviceKind::Gpu), Some(PathBuf::from("o.json")), true)]
-        {
+        for (device, json, phases, warmup) in [
+            (None, None, false, 0),
+            (Some(DeviceKind::Gpu), Some(PathBuf::from("o.json")), true, 2),
+        ] {
             let args = GenerateArgs {
                 model: "m".into(),
                 tokens: vec![3, 1, 4],
@@ -182,6 +190,7 @@ mod tests {
                 device,
                 json,
                 phases,
+                warmup,
             };
             let line = std::iter::once(OsString::from("x")).chain(args.to_args());
             assert_eq!(Cli::parse_from(line).args, args);

@@ -16,6 +16,8 @@ struct Output {
     /// The device the generation ran on.
     device: DeviceKind,
     prompt_tokens: usize,
+    /// Generations of the same prompt run and discarded before this one.
+    warmup: usize,
     tokens: Vec<u32>,
     /// SHA-256 of each step's logits as little-endian f32 bytes.
     logits_sha256: Vec<String>,
@@ -41,6 +43,9 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
     let device = device::select(job.device)?;
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
+    for _ in 0..args.warmup {
+        serve::generate(&model, &job, false)?;
+    }
     let generation = serve::generate(&model, &job, args.phases)?;
     let (prefill_phases, decode_phases) = (generation.prefill_phases, generation.decode_phases);
     let logits = protocol::logits_to_bytes(&generation.logits);
@@ -49,6 +54,7 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
         mlx: info::current(),
         device,
         prompt_tokens: result.prompt_tokens,
+        warmup: args.warmup,
         logits_sha256: logits
             .chunks((4 * result.vocab).max(1))
             .map(|row| hex(&Sha256::digest(row)))

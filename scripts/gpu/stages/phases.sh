@@ -6,8 +6,8 @@
 # clearing MLX's buffer cache and the read-back, for stock and $PHASES_B
 # [patched], stock first in every round ($PHASES_RUNS [3] rounds), on each preset of
 # $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it);
-# PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps. Run after `warm`, whose
-# kernel cache it reuses.
+# PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps, after one discarded generation
+# (a fresh process's first carries one-time costs). Run after `warm`, whose kernel cache it reuses.
 run_phases() {
   local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-patched} preset n arm rc=0
   [[ -d $WORK/arms/$b ]] || { say "phases: arm $b not built"; return 2; }
@@ -17,7 +17,7 @@ run_phases() {
     for n in $(seq "${PHASES_RUNS:-3}"); do
       for arm in stock "$b"; do
         time_for phases || return 3
-        model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases \
+        model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases --warmup 1 \
           --json "$LOGS/phases-$preset-$arm-$n.json"
         timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/phases-$preset-$arm-$n.log" ||
           { say "phases $preset $arm run $n: exit $?"; rc=2; }
