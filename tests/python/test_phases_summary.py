@@ -1,5 +1,5 @@
-"""scripts/gpu/phases_summary.py on stand-in reports: the prefill's milliseconds per phase ("-"
-for a report without them), milliseconds per decode step (the first token is the prefill's),
+"""scripts/gpu/phases_summary.py on stand-in reports: the warm-up count, the prefill's milliseconds
+in all and per phase ("-" for a report without them), milliseconds per decode step (the first token is the prefill's),
 and a clear error (no traceback) for a run without decode phases."""
 import json, os, subprocess, sys, tempfile, unittest
 
@@ -24,11 +24,12 @@ class PhasesSummary(unittest.TestCase):
         prefill = {"graph_seconds": 0.001, "submit_seconds": 0.002, "wait_seconds": 0.03, "readback_seconds": 0.0005,
                    "clear_cache_seconds": 0.004}
         old = {"tokens": [1, 2, 3, 4, 5], "decode_tps": 19.96, "decode_phases": phases}
-        out = summary(dict(old, prefill_phases=prefill), old)
+        new = dict(old, prefill_phases=prefill, warmup=1, prompt_tokens=2048, prefill_tps=51200.0)
+        out = summary(new, old)
         self.assertEqual(out.returncode, 0, out.stderr)
         lines = out.stdout.splitlines()
-        self.assertEqual(lines[1], "phases-0.json 1.000 2.000 30.000 4.000 0.500 20.0 1.000 2.000 50.000 0.000")
-        self.assertEqual(lines[2], "phases-1.json - - - - - 20.0 1.000 2.000 50.000 0.000")
+        self.assertEqual(lines[1], "phases-0.json 1 40.000 1.000 2.000 30.000 4.000 0.500 20.0 1.000 2.000 50.000 0.000")
+        self.assertEqual(lines[2], "phases-1.json - - - - - - - 20.0 1.000 2.000 50.000 0.000")
 
     def test_a_run_without_phases_is_an_error(self):
         out = summary({"tokens": [1, 2], "decode_tps": 1.0})
