@@ -8,23 +8,30 @@
 # $PHASES_PRESETS [qwen3-30b-a3b] (bench beside it);
 # PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps, after one discarded generation
 # (a fresh process's first carries one-time costs). Run after `warm`, whose kernel cache it reuses.
+# PHASES_TAG names a run under other settings (its files phases-TAG-*, its own stamp), e.g.
+# PHASES_TAG=nographs MLX_USE_CUDA_GRAPHS=0.
 run_phases() {
   local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-patched} preset n arm rc=0
+  local name=phases${PHASES_TAG:+-$PHASES_TAG} files=()
   [[ -d $WORK/arms/$b ]] || { say "phases: arm $b not built"; return 2; }
-  rm -f "$LOGS"/phases-*
+  # By preset, so that phases-* does not take a tagged run's phases-TAG-* files too.
   for preset in ${PHASES_PRESETS:-qwen3-30b-a3b}; do
+    rm -f "$LOGS/$name-$preset"-*
     make_model "$preset" || return 2
     for n in $(seq "${PHASES_RUNS:-3}"); do
       for arm in stock "$b"; do
         time_for phases || return 3
         model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases --warmup 1 \
-          --json "$LOGS/phases-$preset-$arm-$n.json"
-        timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/phases-$preset-$arm-$n.log" ||
-          { say "phases $preset $arm run $n: exit $?"; rc=2; }
+          --json "$LOGS/$name-$preset-$arm-$n.json"
+        if timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/$name-$preset-$arm-$n.log"; then
+          files+=("$LOGS/$name-$preset-$arm-$n.json")
+        else
+          say "phases $preset $arm run $n: exit $?"; rc=2
+        fi
       done
     done
   done
-  compgen -G "$LOGS/phases-*.json" > /dev/null || return 2
-  python3 scripts/gpu/phases_summary.py "$LOGS"/phases-*.json | tee "$LOGS/phases.txt"
+  ((${#files[@]})) || return 2
+  python3 scripts/gpu/phases_summary.py "${files[@]}" | tee "$LOGS/$name.txt"
   return $rc
 }
