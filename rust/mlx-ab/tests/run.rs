@@ -172,28 +172,32 @@ fn bad_arguments_exit_with_status_2_and_a_message() {
 }
 
 #[test]
-fn generate_prints_tokens_and_one_digest_per_step() {
+fn generate_prints_tokens_and_one_digest_per_step_also_after_a_warmup() {
     let dir = scratch("generate");
     let model = dir.join("model");
     let made =
         mlx_ab().args(["make-model", "--preset", "tiny", "--out"]).arg(&model).output().unwrap();
     assert!(made.status.success(), "{}", describe(&made));
-    let run = || {
+    let run = |warmup: &str| {
         let output = mlx_ab()
-            .args(["generate", "--tokens", "1,2,3,4,5", "--max-tokens", "4", "--model"])
+            .args(["generate", "--tokens", "1,2,3,4,5", "--max-tokens", "4", "--warmup", warmup])
+            .arg("--model")
             .arg(&model)
             .output()
             .unwrap();
         assert!(output.status.success(), "{}", describe(&output));
         serde_json::from_slice::<Value>(&output.stdout).unwrap()
     };
-    let first = run();
+    let first = run("0");
     assert_eq!(first["tokens"].as_array().unwrap().len(), 4);
+    assert_eq!(first["warmup"], 0);
     let digests = first["logits_sha256"].as_array().unwrap();
     assert_eq!(digests.len(), 4);
     assert!(digests.iter().all(|d| d.as_str().unwrap().len() == 64));
-    // Deterministic: same tokens and digests again.
-    let second = run();
+    // Deterministic: same tokens and digests again, also after discarded generations, which
+    // the report names.
+    let second = run("2");
+    assert_eq!(second["warmup"], 2);
     assert_eq!(first["tokens"], second["tokens"]);
     assert_eq!(first["logits_sha256"], second["logits_sha256"]);
     let _ = std::fs::remove_dir_all(&dir);
