@@ -1,6 +1,7 @@
 """The phases stage (run_phases of scripts/gpu/stages/phases.sh) with a stand-in generate: each
 arm run once a round after one discarded generation (--warmup 1), its JSON summarised; a run under
-PHASES_TAG keeps its own files and leaves the untagged run's in place; a failed generation is
+PHASES_TAG keeps its own files and leaves the untagged run's in place; PHASES_ARMS runs those arms
+alone, each of them built; a failed generation is
 named and left out of the summary, and the stage says it failed."""
 import os, sys, tempfile, unittest
 
@@ -32,7 +33,8 @@ class PhasesStage(unittest.TestCase):
         self.addCleanup(self.work.cleanup)
         w = self.work.name
         os.makedirs(os.path.join(w, "logs"))
-        os.makedirs(os.path.join(w, "arms", "patched"))
+        for arm in ("stock", "patched"):
+            os.makedirs(os.path.join(w, "arms", arm))
 
     def run_stage(self, **env):
         p = gpu_stage.run("phases.sh", "run_phases", self.work.name, {"PHASES_RUNS": "1", **env}, STUBS)
@@ -56,6 +58,15 @@ class PhasesStage(unittest.TestCase):
         self.assertEqual(summary.count(".json"), 2, summary)
         self.assertIn("phases-nographs-qwen3-30b-a3b-patched-1.json 1 40.000", summary)
         self.assertNotIn("phases-qwen3", summary)
+
+    def test_phases_arms_runs_those_arms_alone_and_requires_them_built(self):
+        p, calls = self.run_stage(PHASES_ARMS="patched", PHASES_RUNS="2")
+        self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
+        self.assertEqual([c.split()[1] for c in calls], ["patched", "patched"])
+        p, calls = self.run_stage(PHASES_ARMS="patched wide")
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("phases: arm wide not built", p.stdout)
+        self.assertEqual(calls, [])
 
     def test_a_failed_generation_is_named_and_left_out(self):
         p, _ = self.run_stage(FAIL_ARM="patched")

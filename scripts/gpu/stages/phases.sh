@@ -9,17 +9,17 @@
 # PHASES_PROMPT [2048] tokens in one chunk, then 128 decode steps, after one discarded generation
 # (a fresh process's first carries one-time costs). Run after `warm`, whose kernel cache it reuses.
 # PHASES_TAG names a run under other settings (its files phases-TAG-*, its own stamp), e.g.
-# PHASES_TAG=nographs MLX_USE_CUDA_GRAPHS=0.
+# PHASES_TAG=nographs MLX_USE_CUDA_GRAPHS=0; PHASES_ARMS [stock $PHASES_B] the arms run.
 run_phases() {
   local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-patched} preset n arm rc=0
-  local name=phases${PHASES_TAG:+-$PHASES_TAG} files=()
-  [[ -d $WORK/arms/$b ]] || { say "phases: arm $b not built"; return 2; }
+  local name=phases${PHASES_TAG:+-$PHASES_TAG} files=() arms=${PHASES_ARMS:-stock $b}
+  for arm in $arms; do [[ -d $WORK/arms/$arm ]] || { say "phases: arm $arm not built"; return 2; }; done
   # By preset, so that phases-* does not take a tagged run's phases-TAG-* files too.
   for preset in ${PHASES_PRESETS:-qwen3-30b-a3b}; do
     rm -f "$LOGS/$name-$preset"-*
     make_model "$preset" || return 2
     for n in $(seq "${PHASES_RUNS:-3}"); do
-      for arm in stock "$b"; do
+      for arm in $arms; do
         time_for phases || return 3
         model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases --warmup 1 \
           --json "$LOGS/$name-$preset-$arm-$n.json"
