@@ -41,6 +41,8 @@ build_arm() {
   ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
   ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
+  # The library's size, for whether a later pack could carry built arms (64 MiB in all).
+  say "build $arm: installed $(du -sh "$WORK/arms/$arm/lib" | cut -f1) in lib/, libmlx.so $(du -h "$WORK/arms/$arm/lib/libmlx.so" 2>/dev/null | cut -f1)"
   echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"
   give_binaries "$WORK/arms/$arm"
 }
