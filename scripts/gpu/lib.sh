@@ -20,11 +20,15 @@ ops_id() {
   [[ -z ${OPS_TAG:-} ]] || printf -- '-%s' "$OPS_TAG"
 }
 
-# The synthetic model of a preset, made once into $WORK/warm-models.
+# The synthetic model of a preset, made once into $WORK/warm-models, by stock's MLX or, where
+# stock is not built (plan step 0), by the first built arm's (making it uses no patched op).
 make_model() {
   [[ -d $WORK/warm-models/$1 ]] && return
+  local arm=stock
+  [[ -d $WORK/arms/stock ]] || arm=$(ls "$WORK/arms" 2>/dev/null | head -n 1)
+  [[ -n $arm ]] || { say "make_model: no arm built"; return 1; }
   mkdir -p "$WORK/warm-models"
-  "$WORK/arms/stock/bin/mlx-ab" make-model --prebuilt "$WORK/arms/stock" --preset "$1" \
+  "$WORK/arms/$arm/bin/mlx-ab" make-model --prebuilt "$WORK/arms/$arm" --preset "$1" \
     --out "$WORK/warm-models/$1" > "$LOGS/warm-make-$1.log" 2>&1 || { tail "$LOGS/warm-make-$1.log"; return 1; }
 }
 

@@ -53,8 +53,9 @@ pub struct GenerateArgs {
     /// `async_eval`, so not comparable with a run without this).
     #[arg(long, alias = "decode-phases")]
     pub phases: bool,
-    /// Generations of the same prompt run first and discarded: a fresh process's first
-    /// generation also pays one-time costs (loading kernels, growing the device's memory pool).
+    /// Generations of the same prompt run first, the same way, and discarded: a fresh process's
+    /// first generation also pays one-time costs (compiling and loading kernels, instantiating
+    /// CUDA graphs).
     #[arg(long, default_value_t = 0)]
     pub warmup: usize,
 }

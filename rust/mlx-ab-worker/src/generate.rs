@@ -44,7 +44,7 @@ pub fn main(args: GenerateArgs) -> Result<ExitCode, String> {
     let model = mlx_model::Model::load(&job.model_dir)
         .map_err(|e| format!("loading model {}: {e}", job.model_dir.display()))?;
     for _ in 0..args.warmup {
-        serve::generate(&model, &job, false)?;
+        serve::generate(&model, &job, args.phases)?;
     }
     let generation = serve::generate(&model, &job, args.phases)?;
     let (prefill_phases, decode_phases) = (generation.prefill_phases, generation.decode_phases);

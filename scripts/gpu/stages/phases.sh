@@ -14,13 +14,12 @@ run_phases() {
   local prompt=${PHASES_PROMPT:-2048} b=${PHASES_B:-patched} preset n arm rc=0
   local name=phases${PHASES_TAG:+-$PHASES_TAG} files=() arms=${PHASES_ARMS:-stock $b}
   for arm in $arms; do [[ -d $WORK/arms/$arm ]] || { say "phases: arm $arm not built"; return 2; }; done
-  # By preset, so that phases-* does not take a tagged run's phases-TAG-* files too.
   for preset in ${PHASES_PRESETS:-qwen3-30b-a3b}; do
-    rm -f "$LOGS/$name-$preset"-*
     make_model "$preset" || return 2
     for n in $(seq "${PHASES_RUNS:-3}"); do
       for arm in $arms; do
         time_for phases || return 3
+        rm -f "$LOGS/$name-$preset-$arm-$n".{json,log}  # the summary takes this run's files alone
         model_cmd generate "$arm" "$preset" "$prompt" "$prompt" --max-tokens 129 --phases --warmup 1 \
           --json "$LOGS/$name-$preset-$arm-$n.json"
         if timeout $(($(left) - 10)) "${CMD[@]}" > /dev/null 2> "$LOGS/$name-$preset-$arm-$n.log"; then
