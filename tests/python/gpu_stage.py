@@ -2,7 +2,7 @@
 scripts/gpu/run and lib.sh it calls stubbed: the stages run nowhere else but the GPU machine,
 where a mistake costs a device call. `say` prints; a stub that stands for a command writes its
 arguments to WORK/calls.txt, which `calls` reads and empties."""
-import os, subprocess
+import os, subprocess, tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -13,6 +13,15 @@ left() { echo 1000; }
 time_for() { return 0; }
 make_model() { return 0; }
 """
+
+
+def work_folder(test, *folders):
+    """A work folder removed after TEST, with FOLDERS (paths relative to it) made."""
+    work = tempfile.TemporaryDirectory()
+    test.addCleanup(work.cleanup)
+    for folder in folders:
+        os.makedirs(os.path.join(work.name, folder))
+    return work.name
 
 
 def run(stage, call, work, env, stubs=""):

@@ -3,7 +3,7 @@ runs (2 and 6 new tokens), their difference and the prefill's kernels; GPUTIME_S
 as --launch-skip and named in the result; a run a stamp says is done kept in a later call,
 another prompt's not, nor one whose CSV a failed run began to replace; a skip that leaves ncu
 nothing to time an error, not a summary."""
-import os, sys, tempfile, unittest
+import os, sys, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run alone, not only by discover
 import gpu_stage  # noqa: E402
@@ -32,19 +32,15 @@ MODEL_CMD = 'model_cmd() { CMD=(mlx-ab "$1" --max-tokens "${@: -1}"); }'
 
 class GputimeStage(unittest.TestCase):
     def setUp(self):
-        self.work = tempfile.TemporaryDirectory()
-        self.addCleanup(self.work.cleanup)
-        w = self.work.name
-        os.makedirs(os.path.join(w, "done"))
-        os.makedirs(os.path.join(w, "logs"))
+        w = self.work = gpu_stage.work_folder(self, "done", "logs")
         with open(os.path.join(w, "ncu"), "w") as f:
             f.write(NCU)
         os.chmod(os.path.join(w, "ncu"), 0o755)
 
     def run_stage(self, **env):
-        p = gpu_stage.run("profile.sh", 'run_gputime "$WORK/ncu"', self.work.name, {"GPUTIME_PROMPT": "8", **env},
+        p = gpu_stage.run("profile.sh", 'run_gputime "$WORK/ncu"', self.work, {"GPUTIME_PROMPT": "8", **env},
                           MODEL_CMD)
-        return p, gpu_stage.calls(self.work.name)
+        return p, gpu_stage.calls(self.work)
 
     def test_difference_and_skip(self):
         p, calls = self.run_stage()
@@ -94,7 +90,7 @@ class GputimeStage(unittest.TestCase):
         self.assertNotEqual(p.returncode, 0)
         self.assertEqual(calls, ["ncu n=2 skip=20"])
         self.assertIn("ncu timed no kernel (GPUTIME_SKIP=20 too many?)", p.stdout)
-        self.assertFalse(os.path.exists(os.path.join(self.work.name, "logs", "gputime-stock.txt")))
+        self.assertFalse(os.path.exists(os.path.join(self.work, "logs", "gputime-stock.txt")))
 
 
 if __name__ == "__main__":

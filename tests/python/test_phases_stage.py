@@ -3,7 +3,7 @@ arm run once a round after one discarded generation (--warmup 1), its JSON summa
 PHASES_TAG keeps its own files and leaves the untagged run's in place; PHASES_ARMS runs those arms
 alone, each of them built; a failed generation is
 named and left out of the summary, and the stage says it failed."""
-import os, sys, tempfile, unittest
+import os, sys, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run alone, not only by discover
 import gpu_stage  # noqa: E402
@@ -29,19 +29,14 @@ generate_stub() {
 
 class PhasesStage(unittest.TestCase):
     def setUp(self):
-        self.work = tempfile.TemporaryDirectory()
-        self.addCleanup(self.work.cleanup)
-        w = self.work.name
-        os.makedirs(os.path.join(w, "logs"))
-        for arm in ("stock", "patched"):
-            os.makedirs(os.path.join(w, "arms", arm))
+        self.work = gpu_stage.work_folder(self, "logs", "arms/stock", "arms/patched")
 
     def run_stage(self, **env):
-        p = gpu_stage.run("phases.sh", "run_phases", self.work.name, {"PHASES_RUNS": "1", **env}, STUBS)
-        return p, gpu_stage.calls(self.work.name)
+        p = gpu_stage.run("phases.sh", "run_phases", self.work, {"PHASES_RUNS": "1", **env}, STUBS)
+        return p, gpu_stage.calls(self.work)
 
     def logs(self):
-        return sorted(os.listdir(os.path.join(self.work.name, "logs")))
+        return sorted(os.listdir(os.path.join(self.work, "logs")))
 
     def test_tagged_run_keeps_the_untagged_files(self):
         p, calls = self.run_stage()
@@ -53,7 +48,7 @@ class PhasesStage(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr + p.stdout)
         self.assertIn("phases-qwen3-30b-a3b-stock-1.json", self.logs())
         self.assertIn("phases-nographs-qwen3-30b-a3b-stock-1.json", self.logs())
-        with open(os.path.join(self.work.name, "logs", "phases-nographs.txt")) as f:
+        with open(os.path.join(self.work, "logs", "phases-nographs.txt")) as f:
             summary = f.read()
         self.assertEqual(summary.count(".json"), 2, summary)
         self.assertIn("phases-nographs-qwen3-30b-a3b-patched-1.json 1 40.000", summary)
@@ -72,7 +67,7 @@ class PhasesStage(unittest.TestCase):
         p, _ = self.run_stage(FAIL_ARM="patched")
         self.assertEqual(p.returncode, 2)
         self.assertIn("phases qwen3-30b-a3b patched run 1: exit 1", p.stdout)
-        with open(os.path.join(self.work.name, "logs", "phases.txt")) as f:
+        with open(os.path.join(self.work, "logs", "phases.txt")) as f:
             self.assertNotIn("patched", f.read())
 
 
