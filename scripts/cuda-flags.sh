@@ -1,14 +1,53 @@
-# Sourced by the scripts that compile MLX's CUDA code outside its CMake build (scripts/cuda-check,
-# scripts/repro/*/run): where cuda-check keeps nvcc and the dependencies, which dependency
-# archives those are, and the flags MLX's CMake gives its CUDA sources, for sm_90a (with
-# MLX_CUDA_SM90A, which patch 0008 has CMake define for builds with 90a code).
+# Sourced by the scripts that compile MLX's CUDA code on a machine without a CUDA install
+# (scripts/cuda-check, scripts/repro/*/run, scripts/gpu/prebuild): the toolkit they fetch and
+# where, the dependencies unpacked, and the flags MLX's CMake gives its CUDA sources, for sm_90a
+# (with MLX_CUDA_SM90A, which patch 0008 has CMake define for builds with 90a code).
 
 # cuda-check's cache (the build cache's, as mlx-build's): the toolkit, the dependencies.
 cuda_check_cache=${MLX_BUILD_CACHE:-${MLX_AB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mlx-ab}}/cuda-check
-cuda_check_toolkit=$cuda_check_cache/cuda-13.0.88
+cuda_wheels_dir=$cuda_check_cache/wheels
+cuda_check_toolkit=$cuda_wheels_dir/cu13
 
-# The archives (scripts/gpu/pack carries them in .gpu/deps) the CUDA sources include.
-cuda_deps=(cutlass cccl fmt nvtx3 json)
+# A CUDA 13.0 toolkit without an install: NVIDIA's wheels on PyPI, at the GPU machine's release.
+# The compiler (nvcc, its front and back end, the runtime's headers); the libraries MLX links
+# (scripts/gpu/prebuild; cuDNN 9, whose libmlx names libcudnn.so.9 as any 9 does).
+cuda_compiler_wheels=(nvidia-cuda-nvcc==13.0.88 nvidia-cuda-crt==13.0.88 nvidia-nvvm==13.0.88
+  nvidia-cuda-runtime==13.0.96)
+cuda_library_wheels=(nvidia-cuda-cccl==13.0.85 nvidia-cublas==13.0.2.14 nvidia-cufft==12.0.0.61
+  nvidia-cusolver==12.0.9.81 nvidia-cuda-nvrtc==13.0.88 nvidia-cudnn-cu13==9.28.1.4)
+
+# cuda_wheels SPEC...: each wheel not fetched yet, downloaded (no dependencies) and merged into
+# $cuda_wheels_dir: cu13/ (bin, include, lib: the toolkit) and cudnn/. Libraries get the
+# unversioned names a linker looks for.
+cuda_wheels() {
+  local spec todo=() tmp w f
+  for spec in "$@"; do [[ -f $cuda_wheels_dir/.got/$spec ]] || todo+=("$spec"); done
+  ((${#todo[@]})) || return 0
+  python3 -m pip --version > /dev/null 2>&1 ||
+    { echo "needs pip to fetch CUDA's wheels (Debian: apt install python3-pip)" >&2; return 2; }
+  tmp=$(mktemp -d)
+  python3 -m pip download --no-deps -q -d "$tmp" "${todo[@]}" || { rm -rf "$tmp"; return 2; }
+  for w in "$tmp"/*.whl; do python3 -m zipfile -e "$w" "$tmp/x"; done
+  mkdir -p "$cuda_wheels_dir/.got" && cp -a "$tmp/x/nvidia/." "$cuda_wheels_dir/" && rm -rf "$tmp"
+  chmod -R u+x "$cuda_wheels_dir"/cu13/bin "$cuda_wheels_dir"/cu13/nvvm/bin 2>/dev/null
+  for f in "$cuda_wheels_dir"/*/lib/*.so.*; do
+    [[ -e ${f%%.so.*}.so ]] || ln -s "$(basename "$f")" "${f%%.so.*}.so"
+  done
+  for spec in "${todo[@]}"; do touch "$cuda_wheels_dir/.got/$spec"; done
+}
+
+# cuda_unpack_deps ARCHIVES DEST: every dependency archive of ARCHIVES (*.tar.xz: those
+# scripts/gpu/pack carries in .gpu/deps) unpacked into DEST, again when they change.
+cuda_unpack_deps() {
+  local stamp f
+  stamp=$(cat "$1"/*.tar.xz 2>/dev/null | sha256sum | cut -c1-16)
+  compgen -G "$1/*.tar.xz" > /dev/null ||
+    { echo "no dependency archives in $1 (set MLX_CUDA_DEPS_ARCHIVES)" >&2; return 2; }
+  [[ -f $2/$stamp ]] && return 0
+  rm -rf "$2" && mkdir -p "$2"
+  for f in "$1"/*.tar.xz; do tar -xmJf "$f" -C "$2" || return 2; done
+  touch "$2/$stamp"
+}
 
 # mlx_cuda_flags SRC DEPS: nvcc's arguments, one per line, for a patched MLX tree SRC and the
 # dependencies unpacked in DEPS.

@@ -19,6 +19,10 @@
 //!                                            must not exist): a patched tree for tools that
 //!                                            compile single files (scripts/cuda_sass_diff.py)
 //!     mlx-build patches LIST                 patch files (absolute), series order; LIST: all, none, ids
+//!     mlx-build series --patches LIST [--extra-patch F]...
+//!                                            the SERIES an install of those patches holds
+//!                                            (`SHA256  FILE` a patch, in the order applied): is a
+//!                                            prebuilt install (scripts/gpu/prebuild) this one?
 //!     mlx-build ids LIST                     patch ids, series order (an unknown id is an error)
 //!     mlx-build env                          every environment variable the project reads, as the
 //!                                            Markdown table README.md holds
@@ -64,13 +68,19 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             let source = source::locate(None, &Cache::open()?)?;
             Ok(vec![source.dir.display().to_string()])
         }
+        Some((cmd, rest)) if cmd == "series" => {
+            let flags = Flags::parse("series", rest, &["--patches", "--extra-patch"], &[])?;
+            let selected = flags.patches(&flags.extra_patches()?)?;
+            Ok(selected.sha256_lines().lines().map(str::to_string).collect())
+        }
         Some((cmd, rest)) if cmd == "build" => build(rest).map(|prefix| vec![prefix]),
         Some((cmd, rest)) if cmd == "apply-check" => apply_check(rest),
         Some((cmd, rest)) if cmd == "source" => patched_source(rest).map(|dir| vec![dir]),
         _ => Err("usage: mlx-build build --patches LIST --prefix DIR [options] | \
                   mlx-build apply-check --patches LIST [--source DIR] | \
                   mlx-build source --patches LIST --dest DIR [--source DIR] | \
-                  mlx-build patches LIST | mlx-build ids LIST | mlx-build env | mlx-build pristine-source"
+                  mlx-build patches LIST | mlx-build series --patches LIST [--extra-patch F]... | \
+                  mlx-build ids LIST | mlx-build env | mlx-build pristine-source"
             .into()),
     }
 }
@@ -122,6 +132,11 @@ impl Flags {
         self.switches.contains(&name)
     }
 
+    /// The `--extra-patch` files, absolute: the patch is applied from inside the tree.
+    fn extra_patches(&self) -> Result<Vec<PathBuf>, String> {
+        self.all("--extra-patch").map(|f| absolute(Path::new(f))).collect()
+    }
+
     /// `--patches LIST`, as the selection of series patches it names.
     fn patches(&self, extra: &[PathBuf]) -> Result<patches::Selection, String> {
         patches::select(&series::parse_list(self.required("--patches", "all|none|ID,ID")?)?, extra)
@@ -152,12 +167,7 @@ fn build(args: &[String]) -> Result<String, String> {
         fetch_online: flags.switch("--fetch-online"),
         sanitize: None,
     };
-    // Absolute: the patch is applied from inside the tree.
-    let extra = flags
-        .all("--extra-patch")
-        .map(|f| absolute(Path::new(f)))
-        .collect::<Result<Vec<_>, _>>()?;
-    let selected = flags.patches(&extra)?;
+    let selected = flags.patches(&flags.extra_patches()?)?;
     let arch = flags.value("--arch").map(String::from);
     let prefix = absolute(Path::new(flags.required("--prefix", "DIR")?))?;
     let tree = absolute(flags.value("--tree").map_or(&prefix, Path::new))?;

@@ -53,3 +53,29 @@ fn pristine_source_stages_the_pinned_source_in_an_empty_cache() {
         assert!(version.contains(part), "mlx/version.h lacks {part}");
     }
 }
+
+/// The SERIES an install holds, which the GPU machine's build stage compares with a prebuilt
+/// arm's: each patch file's sha256 and name, series order, then the extra patches.
+#[test]
+fn series_names_each_patch_file_by_its_sha256() {
+    use sha2::{Digest, Sha256};
+    let out = mlx_build(&["patches", "all"]);
+    let files: Vec<String> =
+        String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
+    assert!(files.len() > 1, "{files:?}");
+    let line = |path: &str| {
+        let name = Path::new(path).file_name().unwrap().to_string_lossy().into_owned();
+        format!("{:x}  {name}", Sha256::digest(std::fs::read(path).unwrap()))
+    };
+    let expected: Vec<String> = files.iter().map(|f| line(f)).collect();
+    let out = mlx_build(&["series", "--patches", "all"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().collect::<Vec<_>>(), expected);
+
+    let out = mlx_build(&["series", "--patches", "none", "--extra-patch", &files[1]]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), line(&files[1]));
+    let out = mlx_build(&["series", "--patches", "none"]);
+    assert!(out.status.success() && out.stdout.is_empty());
+    let out = mlx_build(&["series", "--patches", "no-such-patch"]);
+    assert_eq!(out.status.code(), Some(2));
+}

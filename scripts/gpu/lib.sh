@@ -44,6 +44,18 @@ model_cmd() {
        --tokens "$(prompt_tokens "$prompt")" --prefill-chunk "$chunk" --device "$RUN_DEVICE" "$@")
 }
 
+# ARM's patches as mlx-build's arguments, one a line: stock none, patched all, another name that
+# patch id alone; with EXTRA_PATCH="FILE..." (in the checkout, REPO), stock (EXTRA_BASE=all:
+# the series) with those files applied after it (an experiment). For the build stage and for
+# scripts/gpu/prebuild, which must build an arm alike.
+arm_patch_args() { # ARM
+  local list f
+  case $1 in stock) list=none ;; patched) list=all ;; *) list=$1 ;; esac
+  [[ -n ${EXTRA_PATCH:-} ]] && list=${EXTRA_BASE:-none}
+  printf '%s\n' --patches "$list"
+  for f in ${EXTRA_PATCH:-}; do printf '%s\n' --extra-patch "$REPO/$f"; done
+}
+
 # Copies into the built arm DIR the packed Rust binaries it runs: its own, or for an experiment
 # those of its base arm (named by DIR/bin-arm, which the build writes), so that a pack made after
 # the build still reaches it.

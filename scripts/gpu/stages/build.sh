@@ -2,7 +2,8 @@
 # Sourced by scripts/gpu/run: build-ARM, an arm's MLX by `mlx-build build` (the code of
 # mlx-sys's build script). BUILD_SUITE [1] (0: libmlx only, no MLX C++ suite), ARCH [90a],
 # EXTRA_PATCH="FILE..." (ARM is stock MLX with those patches, or with EXTRA_BASE=all the series
-# with them: an experiment for the repro stage and for mlx-ab).
+# with them: an experiment for the repro stage and for mlx-ab). With BUILD_SUITE=0, an arm
+# scripts/gpu/prebuild built on the CPU machine (.gpu/built) is unpacked instead.
 
 # Pristine source and dependency sources, unpacked once.
 unpack() {
@@ -21,16 +22,21 @@ unpack() {
 # arm, which reach MLX only through the arm's own libmlx.so ($ORIGIN/../lib), so an experiment
 # that keeps MLX's public headers (an allocator change, a dispatch rule) runs in them as it is.
 build_arm() {
-  local arm=$1 list extra=() bin_arm=$1
-  case $arm in stock) list=none ;; patched) list=all ;; *) list=$arm ;; esac
-  if [[ -n ${EXTRA_PATCH:-} ]]; then
-    list=${EXTRA_BASE:-none}
-    for f in $EXTRA_PATCH; do extra+=(--extra-patch "$REPO/$f"); done
-    bin_arm=$([[ $list == all ]] && echo patched || echo stock)
-  fi
-  [[ -d $PACK/arms/$arm || -n ${extra[*]} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
+  local arm=$1 patch_args bin_arm=$1
+  mapfile -t patch_args < <(arm_patch_args "$arm")
+  [[ -n ${EXTRA_PATCH:-} ]] && bin_arm=$([[ ${EXTRA_BASE:-none} == all ]] && echo patched || echo stock)
+  [[ -d $PACK/arms/$arm || -n ${EXTRA_PATCH:-} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
   unpack
-  local t=$(($(left) - 30)) args=(--patches "$list" "${extra[@]}" --source "$WORK/pristine" --tree "$WORK/tree" --prefix "$WORK/arms/$arm")
+  { [[ ${BUILD_SUITE:-1} == 0 ]] && unpack_prebuilt "$arm" "${patch_args[@]}"; } || compile_arm "$arm" "${patch_args[@]}"
+  say "build $arm: installed $(du -sh "$WORK/arms/$arm/lib" | cut -f1) in lib/, libmlx.so $(du -h "$WORK/arms/$arm/lib/libmlx.so" 2>/dev/null | cut -f1)"
+  echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"
+  give_binaries "$WORK/arms/$arm"
+}
+
+compile_arm() { # ARM PATCH_ARGS...
+  local arm=$1 t=$(($(left) - 30))
+  shift
+  local args=("$@" --source "$WORK/pristine" --tree "$WORK/tree" --prefix "$WORK/arms/$arm")
   ((t > 30)) || { say "build $arm: no time left in this call; call again"; exit 3; }
   [[ ${BUILD_SUITE:-1} == 1 ]] && args+=(--cpp-suite)
   [[ $BACKEND == cuda ]] && args+=(--cuda --arch "${ARCH:-90a}") || args+=(--shared)
@@ -41,8 +47,20 @@ build_arm() {
   ((rc == 124)) && { say "build $arm: stopped by the budget; call again"; exit 3; }
   ((rc == 0)) || { tail -n 60 "$LOGS/build-$arm.log"; die "build $arm failed (build-$arm.log)"; }
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
-  # The library's size, for whether a later pack could carry built arms (64 MiB in all).
-  say "build $arm: installed $(du -sh "$WORK/arms/$arm/lib" | cut -f1) in lib/, libmlx.so $(du -h "$WORK/arms/$arm/lib/libmlx.so" 2>/dev/null | cut -f1)"
-  echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"
-  give_binaries "$WORK/arms/$arm"
+}
+
+# ARM as scripts/gpu/prebuild built it on the CPU machine (.gpu/built/ARM.tar.xz: the same
+# mlx-build build for sm_90a, without MLX's suite), unpacked in a few seconds instead of built,
+# where its SERIES (the sha256 of each patch it applied) is what these PATCH_ARGS apply. Not
+# for BUILD_SUITE=1, and not on the CPU backend (it holds a CUDA build).
+unpack_prebuilt() { # ARM PATCH_ARGS...
+  local arm=$1 archive=$PACK/built/$1.tar.xz want have
+  shift
+  [[ -f $archive && $BACKEND == cuda ]] || return 1
+  want=$("$PACK/tools/mlx-build" series "$@") || return 1
+  have=$(tar -xJOf "$archive" ./SERIES 2>/dev/null)
+  [[ $want == "$have" ]] || { say "build $arm: the prebuilt arm applied other patches (its SERIES): building it"; return 1; }
+  rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms/$arm"
+  tar -xmJf "$archive" -C "$WORK/arms/$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $archive"; }
+  say "build $arm: unpacked the arm prebuilt on the CPU machine ($(cat "$PACK/built/$arm.txt" 2>/dev/null))"
 }

@@ -11,6 +11,10 @@ run_suite() {
   IFS='|' read -ra jit <<< "${SUITE_JIT_CASES:-}"
   for i in "${!jit[@]}"; do runs+=("gpujit$i"); done
   for arm in $ARMS; do
+    [[ -x $WORK/arms/$arm/bin/mlx-suite ]] ||
+      die "suite: arm $arm has no MLX suite (built with BUILD_SUITE=0, or prebuilt): build it again with BUILD_SUITE=1 (remove $WORK/done/build-$arm)"
+  done
+  for arm in $ARMS; do
     for dev in "${runs[@]}"; do
       (
         local args=() scratch
