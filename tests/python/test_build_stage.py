@@ -44,14 +44,24 @@ class BuildStage(unittest.TestCase):
             f.write(FAKE_MLX_BUILD)
         os.chmod(tool, 0o755)
 
-    def prebuilt(self, arm, series_text):
-        """PACK/built/ARM.tar.xz holding SERIES_TEXT as its SERIES and a libmlx.so."""
+    def prebuilt(self, arm, series_text, needs_missing_library=False):
+        """PACK/built/ARM.tar.xz holding SERIES_TEXT as its SERIES and a libmlx.so: a text file,
+        or a shared library that needs one this machine does not have."""
         stage = os.path.join(self.work, "stage-" + arm)
         os.makedirs(os.path.join(stage, "lib"))
         with open(os.path.join(stage, "SERIES"), "w") as f:
             f.write(series_text)
-        with open(os.path.join(stage, "lib", "libmlx.so"), "w") as f:
-            f.write("prebuilt")
+        library = os.path.join(stage, "lib", "libmlx.so")
+        if needs_missing_library:
+            gone = os.path.join(self.work, "gone")
+            os.makedirs(gone)
+            for name, link in [("libgone.so", []), ("../stage-" + arm + "/lib/libmlx.so", ["-L" + gone, "-Wl,--no-as-needed", "-lgone"])]:
+                subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", os.path.join(gone, name), *link],
+                               input="int f(void) { return 0; }", text=True, check=True)
+            os.remove(os.path.join(gone, "libgone.so"))
+        else:
+            with open(library, "w") as f:
+                f.write("prebuilt")
         with tarfile.open(os.path.join(self.pack, "built", arm + ".tar.xz"), "w:xz") as t:
             t.add(stage, arcname=".")
 
@@ -92,6 +102,14 @@ class BuildStage(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertEqual(len(calls), 1, calls)
         self.assertIn("--cpp-suite", calls[0])
+
+    def test_a_library_that_does_not_resolve_here_is_built(self):
+        self.prebuilt("patched", series("--patches", "all"), needs_missing_library=True)
+        p, calls = self.build("patched")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("libgone.so", p.stdout)
+        self.assertEqual(len(calls), 1, calls)
+        self.assertEqual(self.library("patched"), "")
 
     def test_an_experiment_arm_matches_with_its_extra_patch(self):
         self.prebuilt("keeppool", series("--patches", "all", "--extra-patch", EXPERIMENT))

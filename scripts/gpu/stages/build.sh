@@ -62,5 +62,13 @@ unpack_prebuilt() { # ARM PATCH_ARGS...
   [[ $want == "$have" ]] || { say "build $arm: the prebuilt arm applied other patches (its SERIES): building it"; return 1; }
   rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms/$arm"
   tar -xmJf "$archive" -C "$WORK/arms/$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $archive"; }
+  # Built against another machine's libraries: each must resolve here by its soname.
+  local missing
+  missing=$(ldd "$WORK/arms/$arm/lib/libmlx.so" 2>&1 | grep 'not found')
+  if [[ -n $missing ]]; then
+    say "build $arm: the prebuilt libmlx.so lacks here: $(echo $missing): building it"
+    rm -rf "$WORK/arms/$arm"
+    return 1
+  fi
   say "build $arm: unpacked the arm prebuilt on the CPU machine ($(cat "$PACK/built/$arm.txt" 2>/dev/null))"
 }
