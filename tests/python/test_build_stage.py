@@ -45,9 +45,11 @@ class BuildStage(unittest.TestCase):
         os.chmod(tool, 0o755)
 
     def prebuilt(self, arm, series_text, needs_missing_library=False):
-        """PACK/built/ARM.tar.xz holding SERIES_TEXT as its SERIES and a libmlx.so: a text file,
-        or a shared library that needs one this machine does not have."""
-        stage = os.path.join(self.work, "stage-" + arm)
+        """ARM in PACK/built/arms.tar.xz (made again with every arm staged so far) and its
+        ARM.txt, holding SERIES_TEXT as its SERIES and a libmlx.so: a text file, or a shared
+        library that needs one this machine does not have."""
+        staged = os.path.join(self.work, "staged")
+        stage = os.path.join(staged, arm)
         os.makedirs(os.path.join(stage, "lib"))
         with open(os.path.join(stage, "SERIES"), "w") as f:
             f.write(series_text)
@@ -55,15 +57,18 @@ class BuildStage(unittest.TestCase):
         if needs_missing_library:
             gone = os.path.join(self.work, "gone")
             os.makedirs(gone)
-            for name, link in [("libgone.so", []), ("../stage-" + arm + "/lib/libmlx.so", ["-L" + gone, "-Wl,--no-as-needed", "-lgone"])]:
+            for name, link in [("libgone.so", []), (library, ["-L" + gone, "-Wl,--no-as-needed", "-lgone"])]:
                 subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", os.path.join(gone, name), *link],
                                input="int f(void) { return 0; }", text=True, check=True)
             os.remove(os.path.join(gone, "libgone.so"))
         else:
             with open(library, "w") as f:
                 f.write("prebuilt")
-        with tarfile.open(os.path.join(self.pack, "built", arm + ".tar.xz"), "w:xz") as t:
-            t.add(stage, arcname=".")
+        with open(os.path.join(self.pack, "built", arm + ".txt"), "w") as f:
+            f.write("built here\n")
+        with tarfile.open(os.path.join(self.pack, "built", "arms.tar.xz"), "w:xz") as t:
+            for name in os.listdir(staged):
+                t.add(os.path.join(staged, name), arcname=name)
 
     def build(self, arm, **env):
         env = {"PACK": self.pack, "REPO": gpu_stage.ROOT, "BACKEND": "cuda", "JOBS": "2",

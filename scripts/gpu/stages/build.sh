@@ -49,19 +49,19 @@ compile_arm() { # ARM PATCH_ARGS...
   say "build $arm: $(grep -E 'changed in|built MLX' "$LOGS/build-$arm.log" | paste -sd';'); ccache: $(ccache -s 2>/dev/null | grep -iE '^ *(hits|misses)' | tr -s ' ' | paste -sd';')"
 }
 
-# ARM as scripts/gpu/prebuild built it on the CPU machine (.gpu/built/ARM.tar.xz: the same
+# ARM as scripts/gpu/prebuild built it on the CPU machine (.gpu/built/arms.tar.xz: the same
 # mlx-build build for sm_90a, without MLX's suite), unpacked in a few seconds instead of built,
 # where its SERIES (the sha256 of each patch it applied) is what these PATCH_ARGS apply. Not
 # for BUILD_SUITE=1, and not on the CPU backend (it holds a CUDA build).
 unpack_prebuilt() { # ARM PATCH_ARGS...
-  local arm=$1 archive=$PACK/built/$1.tar.xz want have
+  local arm=$1 archive=$PACK/built/arms.tar.xz want have
   shift
-  [[ -f $archive && $BACKEND == cuda ]] || return 1
+  [[ -f $archive && -f $PACK/built/$arm.txt && $BACKEND == cuda ]] || return 1
   want=$("$PACK/tools/mlx-build" series "$@") || return 1
-  have=$(tar -xJOf "$archive" ./SERIES 2>/dev/null)
+  have=$(tar -xJOf "$archive" "$arm/SERIES" 2>/dev/null)
   [[ $want == "$have" ]] || { say "build $arm: the prebuilt arm applied other patches (its SERIES): building it"; return 1; }
-  rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms/$arm"
-  tar -xmJf "$archive" -C "$WORK/arms/$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $archive"; }
+  rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms"
+  tar -xmJf "$archive" -C "$WORK/arms" "$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $arm from $archive"; }
   # Built against another machine's libraries: each must resolve here by its soname.
   local missing
   missing=$(ldd "$WORK/arms/$arm/lib/libmlx.so" 2>&1 | grep 'not found')
