@@ -44,10 +44,11 @@ class BuildStage(unittest.TestCase):
             f.write(FAKE_MLX_BUILD)
         os.chmod(tool, 0o755)
 
-    def prebuilt(self, arm, series_text, needs_missing_library=False):
+    def prebuilt(self, arm, series_text, needs_missing_library=False, calls_unresolved=False):
         """ARM in PACK/built/arms.tar.xz (made again with every arm staged so far) and its
         ARM.txt, holding SERIES_TEXT as its SERIES and a libmlx.so: a text file, or a shared
-        library that needs one this machine does not have."""
+        library that needs one this machine does not have, or that calls a function no library
+        it needs defines (as with an empty libcuda stub)."""
         staged = os.path.join(self.work, "staged")
         stage = os.path.join(staged, arm)
         os.makedirs(os.path.join(stage, "lib"))
@@ -61,6 +62,9 @@ class BuildStage(unittest.TestCase):
                 subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", os.path.join(gone, name), *link],
                                input="int f(void) { return 0; }", text=True, check=True)
             os.remove(os.path.join(gone, "libgone.so"))
+        elif calls_unresolved:
+            subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", library],
+                           input="int cuNowhere(void); int f(void) { return cuNowhere(); }", text=True, check=True)
         else:
             with open(library, "w") as f:
                 f.write("prebuilt")
@@ -115,6 +119,13 @@ class BuildStage(unittest.TestCase):
         self.assertIn("libgone.so", p.stdout)
         self.assertEqual(len(calls), 1, calls)
         self.assertEqual(self.library("patched"), "")
+
+    def test_a_library_that_calls_an_undefined_function_is_built(self):
+        self.prebuilt("patched", series("--patches", "all"), calls_unresolved=True)
+        p, calls = self.build("patched")
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("cuNowhere", p.stdout)
+        self.assertEqual(len(calls), 1, calls)
 
     def test_an_experiment_arm_matches_with_its_extra_patch(self):
         self.prebuilt("keeppool", series("--patches", "all", "--extra-patch", EXPERIMENT))

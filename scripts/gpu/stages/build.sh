@@ -62,9 +62,10 @@ unpack_prebuilt() { # ARM PATCH_ARGS...
   [[ $want == "$have" ]] || { say "build $arm: the prebuilt arm applied other patches (its SERIES): building it"; return 1; }
   rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms"
   tar -xmJf "$archive" -C "$WORK/arms" "$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $arm from $archive"; }
-  # Built against another machine's libraries: each must resolve here by its soname.
+  # Built against another machine's libraries: each must resolve here by its soname, and each
+  # function libmlx.so calls must be in one of them.
   local missing
-  missing=$(ldd "$WORK/arms/$arm/lib/libmlx.so" 2>&1 | grep 'not found')
+  missing=$(ldd -r "$WORK/arms/$arm/lib/libmlx.so" 2>&1 | grep -E 'not found|undefined symbol: .*libmlx\.so\)')
   if [[ -n $missing ]]; then
     say "build $arm: the prebuilt libmlx.so lacks here: $(echo $missing): building it"
     rm -rf "$WORK/arms/$arm"
