@@ -27,8 +27,9 @@ cuda_wheels() {
     { echo "needs pip to fetch CUDA's wheels (Debian: apt install python3-pip)" >&2; return 2; }
   tmp=$(mktemp -d)
   python3 -m pip download --no-deps -q -d "$tmp" "${todo[@]}" || { rm -rf "$tmp"; return 2; }
-  for w in "$tmp"/*.whl; do python3 -m zipfile -e "$w" "$tmp/x"; done
-  mkdir -p "$cuda_wheels_dir/.got" && cp -a "$tmp/x/nvidia/." "$cuda_wheels_dir/" && rm -rf "$tmp"
+  for w in "$tmp"/*.whl; do python3 -m zipfile -e "$w" "$tmp/x" || { rm -rf "$tmp"; return 2; }; done
+  mkdir -p "$cuda_wheels_dir/.got" && cp -a "$tmp/x/nvidia/." "$cuda_wheels_dir/" || { rm -rf "$tmp"; return 2; }
+  rm -rf "$tmp"
   chmod -R u+x "$cuda_wheels_dir"/cu13/bin "$cuda_wheels_dir"/cu13/nvvm/bin 2>/dev/null
   for f in "$cuda_wheels_dir"/*/lib/*.so.*; do
     [[ -e ${f%%.so.*}.so ]] || ln -s "$(basename "$f")" "${f%%.so.*}.so"
@@ -40,9 +41,9 @@ cuda_wheels() {
 # scripts/gpu/pack carries in .gpu/deps) unpacked into DEST, again when they change.
 cuda_unpack_deps() {
   local stamp f
-  stamp=$(cat "$1"/*.tar.xz 2>/dev/null | sha256sum | cut -c1-16)
   compgen -G "$1/*.tar.xz" > /dev/null ||
     { echo "no dependency archives in $1 (set MLX_CUDA_DEPS_ARCHIVES)" >&2; return 2; }
+  stamp=$(cat "$1"/*.tar.xz | sha256sum | cut -c1-16)
   [[ -f $2/$stamp ]] && return 0
   rm -rf "$2" && mkdir -p "$2"
   for f in "$1"/*.tar.xz; do tar -xmJf "$f" -C "$2" || return 2; done

@@ -1,9 +1,10 @@
 """The build stage (build_arm of scripts/gpu/stages/build.sh) with an arm prebuilt on the CPU
-machine (.gpu/built/ARM.tar.xz, scripts/gpu/prebuild): unpacked instead of built only where its
+machine (scripts/gpu/prebuild: .gpu/built/arms.tar.xz and ARM.txt): unpacked instead of built
+only where it loads (ldd -r) and its
 SERIES is what the arm's patches are (mlx-build series, the real one) and BUILD_SUITE=0; else
 built, and the stage says why. mlx-build's build is a stand-in that logs its arguments, and the
 pristine source is not unpacked."""
-import os, subprocess, sys, tarfile, unittest
+import io, os, subprocess, sys, tarfile, unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # run alone, not only by discover
 import gpu_stage  # noqa: E402
@@ -66,8 +67,8 @@ class BuildStage(unittest.TestCase):
             subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", library],
                            input="int cuNowhere(void); int f(void) { return cuNowhere(); }", text=True, check=True)
         else:
-            with open(library, "w") as f:
-                f.write("prebuilt")
+            subprocess.run(["cc", "-shared", "-fPIC", "-x", "c", "-", "-o", library],
+                           input='const char *prebuilt = "prebuilt";', text=True, check=True)
         with open(os.path.join(self.pack, "built", arm + ".txt"), "w") as f:
             f.write("built here\n")
         with tarfile.open(os.path.join(self.pack, "built", "arms.tar.xz"), "w:xz") as t:
@@ -81,8 +82,9 @@ class BuildStage(unittest.TestCase):
         return p, gpu_stage.calls(self.work)
 
     def library(self, arm):
-        with open(os.path.join(self.work, "arms", arm, "lib", "libmlx.so")) as f:
-            return f.read()
+        """What built ARM's libmlx.so: "prebuilt" where unpacked, "" where the stand-in built it."""
+        with open(os.path.join(self.work, "arms", arm, "lib", "libmlx.so"), "rb") as f:
+            return "prebuilt" if b"prebuilt" in f.read() else ""
 
     def test_a_prebuilt_arm_of_the_same_series_is_unpacked(self):
         self.prebuilt("patched", series("--patches", "all"))
@@ -126,6 +128,26 @@ class BuildStage(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
         self.assertIn("cuNowhere", p.stdout)
         self.assertEqual(len(calls), 1, calls)
+
+    def test_a_file_that_is_no_library_or_an_arm_not_in_the_archive_is_built(self):
+        self.prebuilt("patched", series("--patches", "all"))
+        with tarfile.open(os.path.join(self.pack, "built", "arms.tar.xz"), "w:xz") as t:
+            info = tarfile.TarInfo("patched/SERIES")
+            text = series("--patches", "all").encode()
+            info.size = len(text)
+            t.addfile(info, io.BytesIO(text))
+            info = tarfile.TarInfo("patched/lib/libmlx.so")
+            info.size = 4
+            t.addfile(info, io.BytesIO(b"text"))
+        p, calls = self.build("patched")
+        self.assertEqual((p.returncode, len(calls)), (0, 1), p.stdout + p.stderr)
+        self.assertIn("does not load here", p.stdout)
+        # stock's SERIES is empty, as a missing one would read: still not taken.
+        with open(os.path.join(self.pack, "built", "stock.txt"), "w") as f:
+            f.write("built here\n")
+        p, calls = self.build("stock")
+        self.assertEqual((p.returncode, len(calls)), (0, 1), p.stdout + p.stderr)
+        self.assertIn("no stock/SERIES", p.stdout)
 
     def test_an_experiment_arm_matches_with_its_extra_patch(self):
         self.prebuilt("keeppool", series("--patches", "all", "--extra-patch", EXPERIMENT))

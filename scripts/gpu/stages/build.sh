@@ -26,7 +26,6 @@ build_arm() {
   mapfile -t patch_args < <(arm_patch_args "$arm")
   [[ -n ${EXTRA_PATCH:-} ]] && bin_arm=$([[ ${EXTRA_BASE:-none} == all ]] && echo patched || echo stock)
   [[ -d $PACK/arms/$arm || -n ${EXTRA_PATCH:-} ]] || die "no packed arm $arm (on the CPU machine: ARMS=$arm scripts/gpu/pack)"
-  unpack
   { [[ ${BUILD_SUITE:-1} == 0 ]] && unpack_prebuilt "$arm" "${patch_args[@]}"; } || compile_arm "$arm" "${patch_args[@]}"
   say "build $arm: installed $(du -sh "$WORK/arms/$arm/lib" | cut -f1) in lib/, libmlx.so $(du -h "$WORK/arms/$arm/lib/libmlx.so" 2>/dev/null | cut -f1)"
   echo "$bin_arm" > "$WORK/arms/$arm/bin-arm"
@@ -34,8 +33,10 @@ build_arm() {
 }
 
 compile_arm() { # ARM PATCH_ARGS...
-  local arm=$1 t=$(($(left) - 30))
+  local arm=$1 t
   shift
+  unpack
+  t=$(($(left) - 30))
   local args=("$@" --source "$WORK/pristine" --tree "$WORK/tree" --prefix "$WORK/arms/$arm")
   ((t > 30)) || { say "build $arm: no time left in this call; call again"; exit 3; }
   [[ ${BUILD_SUITE:-1} == 1 ]] && args+=(--cpp-suite)
@@ -52,22 +53,25 @@ compile_arm() { # ARM PATCH_ARGS...
 # ARM as scripts/gpu/prebuild built it on the CPU machine (.gpu/built/arms.tar.xz: the same
 # mlx-build build for sm_90a, without MLX's suite), unpacked in a few seconds instead of built,
 # where its SERIES (the sha256 of each patch it applied) is what these PATCH_ARGS apply. Not
-# for BUILD_SUITE=1, and not on the CPU backend (it holds a CUDA build).
+# for BUILD_SUITE=1, another ARCH than 90a, or the CPU backend (it holds a CUDA build). The
+# pinned MLX source and mlx-build's flags are not checked: a change to either wants a new
+# prebuild (reports/h200/README.md says when).
 unpack_prebuilt() { # ARM PATCH_ARGS...
-  local arm=$1 archive=$PACK/built/arms.tar.xz want have
+  local arm=$1 archive=$PACK/built/arms.tar.xz want have ldd_out
   shift
-  [[ -f $archive && -f $PACK/built/$arm.txt && $BACKEND == cuda ]] || return 1
-  want=$("$PACK/tools/mlx-build" series "$@") || return 1
-  have=$(tar -xJOf "$archive" "$arm/SERIES" 2>/dev/null)
+  [[ -f $archive && -f $PACK/built/$arm.txt && $BACKEND == cuda && ${ARCH:-90a} == 90a ]] || return 1
+  want=$("$PACK/tools/mlx-build" series "$@") || { say "build $arm: mlx-build series failed: building it"; return 1; }
+  have=$(tar -xJOf "$archive" "$arm/SERIES" 2>/dev/null) ||
+    { say "build $arm: no $arm/SERIES in $archive: building it"; return 1; }
   [[ $want == "$have" ]] || { say "build $arm: the prebuilt arm applied other patches (its SERIES): building it"; return 1; }
   rm -rf "$WORK/arms/$arm" && mkdir -p "$WORK/arms"
-  tar -xmJf "$archive" -C "$WORK/arms" "$arm" || { rm -rf "$WORK/arms/$arm"; die "unpacking $arm from $archive"; }
+  tar -xmJf "$archive" -C "$WORK/arms" "$arm" ||
+    { rm -rf "$WORK/arms/$arm"; say "build $arm: unpacking it from $archive failed: building it"; return 1; }
   # Built against another machine's libraries: each must resolve here by its soname, and each
-  # function libmlx.so calls must be in one of them.
-  local missing
-  missing=$(ldd -r "$WORK/arms/$arm/lib/libmlx.so" 2>&1 | grep -E 'not found|undefined symbol: .*libmlx\.so\)')
-  if [[ -n $missing ]]; then
-    say "build $arm: the prebuilt libmlx.so lacks here: $(echo $missing): building it"
+  # function libmlx.so calls must be in one of them (ldd fails on a file that is no library).
+  if ! ldd_out=$(ldd -r "$WORK/arms/$arm/lib/libmlx.so" 2>&1) ||
+    grep -qE 'not found|undefined symbol: .*libmlx\.so\)' <<< "$ldd_out"; then
+    say "build $arm: the prebuilt libmlx.so does not load here: $(grep -E 'not found|undefined|not a dynamic|No such' <<< "$ldd_out" | head -n 5 | tr '\n' ' '): building it"
     rm -rf "$WORK/arms/$arm"
     return 1
   fi

@@ -2,7 +2,8 @@
 # Sourced by scripts/gpu/run: mutation, scripts/mutation-check for each patch number of
 # $MUTATION_PATCHES [the numbers of tests/mutations/ whose mutants change CUDA code] in a CUDA
 # build, the suite's cases on the GPU: mutation-NNNN.txt. The builds use the arms' tree
-# ($WORK/tree), so run it after build-ARM.
+# ($WORK/tree), so run it after build-ARM (an arm unpacked prebuilt leaves that tree empty: the
+# first mutant then builds MLX whole).
 # MUTATION_CASE_TIMEOUT [240]: a mutant's cases stop there and count as killed, "timed out"
 # (2026-12-04: 0004's 02 hung past 300 s twice; its control took 142-159 s on an empty JIT cache).
 
