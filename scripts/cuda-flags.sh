@@ -30,9 +30,9 @@ cuda_wheels() {
   for w in "$tmp"/*.whl; do python3 -m zipfile -e "$w" "$tmp/x" || { rm -rf "$tmp"; return 2; }; done
   mkdir -p "$cuda_wheels_dir/.got" && cp -a "$tmp/x/nvidia/." "$cuda_wheels_dir/" || { rm -rf "$tmp"; return 2; }
   rm -rf "$tmp"
-  chmod -R u+x "$cuda_wheels_dir"/cu13/bin "$cuda_wheels_dir"/cu13/nvvm/bin 2>/dev/null
+  chmod -R u+x "$cuda_wheels_dir"/cu13/bin "$cuda_wheels_dir"/cu13/nvvm/bin 2>/dev/null || true
   for f in "$cuda_wheels_dir"/*/lib/*.so.*; do
-    [[ -e ${f%%.so.*}.so ]] || ln -s "$(basename "$f")" "${f%%.so.*}.so"
+    [[ -e $f && ! -e ${f%%.so.*}.so ]] && ln -s "$(basename "$f")" "${f%%.so.*}.so"
   done
   for spec in "${todo[@]}"; do touch "$cuda_wheels_dir/.got/$spec"; done
 }
