@@ -3,8 +3,8 @@
 # where, the dependencies unpacked, and the flags MLX's CMake gives its CUDA sources, for sm_90a
 # (with MLX_CUDA_SM90A, which patch 0008 has CMake define for builds with 90a code).
 
-# cuda-check's cache (the build cache's, as mlx-build's): the toolkit, the dependencies.
-cuda_check_cache=${MLX_BUILD_CACHE:-${MLX_AB_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/mlx-ab}}/cuda-check
+# cuda-check's cache (in mlx-build's build cache): the toolkit, the dependencies.
+cuda_check_cache=$("$(dirname "${BASH_SOURCE[0]}")/mlx-build" cache-root)/cuda-check
 cuda_wheels_dir=$cuda_check_cache/wheels
 cuda_check_toolkit=$cuda_wheels_dir/cu13
 

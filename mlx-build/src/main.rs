@@ -28,6 +28,8 @@
 //!                                            Markdown table README.md holds
 //!     mlx-build pristine-source              the pinned MLX source in the build cache, staged
 //!                                            there first if no build has done it yet
+//!     mlx-build cache-root                   the build cache's folder (MLX_BUILD_CACHE, ...), for
+//!                                            scripts that keep files beside mlx-ab's (JIT kernels)
 
 use mlx_build::builder::Build;
 use mlx_build::cache::Cache;
@@ -68,6 +70,9 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
             let source = source::locate(None, &Cache::open()?)?;
             Ok(vec![source.dir.display().to_string()])
         }
+        Some((cmd, [])) if cmd == "cache-root" => {
+            Ok(vec![mlx_build::cache::root()?.display().to_string()])
+        }
         Some((cmd, rest)) if cmd == "series" => {
             let flags = Flags::parse("series", rest, &["--patches", "--extra-patch"], &[])?;
             let selected = flags.patches(&flags.extra_patches()?)?;
@@ -80,7 +85,8 @@ fn run(args: &[String]) -> Result<Vec<String>, String> {
                   mlx-build apply-check --patches LIST [--source DIR] | \
                   mlx-build source --patches LIST --dest DIR [--source DIR] | \
                   mlx-build patches LIST | mlx-build series --patches LIST [--extra-patch F]... | \
-                  mlx-build ids LIST | mlx-build env | mlx-build pristine-source"
+                  mlx-build ids LIST | mlx-build env | mlx-build pristine-source | \
+                  mlx-build cache-root"
             .into()),
     }
 }

@@ -79,3 +79,23 @@ fn series_names_each_patch_file_by_its_sha256() {
     let out = mlx_build(&["series", "--patches", "no-such-patch"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `mlx-build cache-root`: the scripts' one way to the build cache (scripts/gpu/ptx-cache.sh,
+/// scripts/cuda-flags.sh), so they follow the same variables as the Rust code.
+#[test]
+fn cache_root_follows_the_environment() {
+    let root = |vars: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_mlx-build"));
+        command.arg("cache-root");
+        for name in ["MLX_BUILD_CACHE", "MLX_AB_CACHE_DIR", "XDG_CACHE_HOME"] {
+            command.env_remove(name);
+        }
+        let out = command.envs(vars.iter().copied()).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    assert_eq!(root(&[("MLX_BUILD_CACHE", "/a"), ("MLX_AB_CACHE_DIR", "/b")]), "/a");
+    assert_eq!(root(&[("MLX_AB_CACHE_DIR", "/b"), ("XDG_CACHE_HOME", "/c")]), "/b");
+    assert_eq!(root(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")]), "/c/mlx-ab");
+    assert_eq!(root(&[("HOME", "/h")]), "/h/.cache/mlx-ab");
+}

@@ -9,7 +9,7 @@ LIB = os.path.join(gpu_stage.ROOT, "scripts", "gpu", "ptx-cache.sh")
 
 
 def sh(call, root):
-    env = dict(os.environ, MLX_AB_CACHE_DIR=root)
+    env = dict(os.environ, MLX_BUILD_CACHE=root)
     return subprocess.run(["bash", "-c", f'set -u; source "{LIB}"; {call}'], env=env,
                           capture_output=True, text=True)
 

@@ -41,7 +41,7 @@ run_warm() {
   local rc=0 j
   for j in "${jobs[@]}"; do wait "$j" || rc=1; done
   cat "$LOGS"/warm-*.txt | tee "$LOGS/warm.txt"
-  du -sh ~/.cache/mlx-ab/ptx/* 2>/dev/null | tee -a "$LOGS/warm.txt"
+  du -sh "$(ptx_cache_root)"/ptx/* 2>/dev/null | tee -a "$LOGS/warm.txt"
   ((rc == 0)) || { say "warm: an arm failed or ran out of time; call again"; return 3; }
 }
 
