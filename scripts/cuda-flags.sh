@@ -22,7 +22,7 @@ cuda_library_wheels=(nvidia-cuda-cccl==13.0.85 nvidia-cublas==13.0.2.14 nvidia-c
 cuda_wheels() {
   local spec todo=() tmp w f
   for spec in "$@"; do [[ -f $cuda_wheels_dir/.got/$spec ]] || todo+=("$spec"); done
-  ((${#todo[@]})) || return 0
+  ((${#todo[@]})) || { cuda_wheels_lib64; return; }
   python3 -m pip --version > /dev/null 2>&1 ||
     { echo "needs pip to fetch CUDA's wheels (Debian: apt install python3-pip)" >&2; return 2; }
   tmp=$(mktemp -d)
@@ -35,6 +35,12 @@ cuda_wheels() {
     [[ -e $f && ! -e ${f%%.so.*}.so ]] && ln -s "$(basename "$f")" "${f%%.so.*}.so"
   done
   for spec in "${todo[@]}"; do touch "$cuda_wheels_dir/.got/$spec"; done
+  cuda_wheels_lib64
+}
+# nvcc.profile links from lib64 (cudadevrt, cudart_static: CMake's compiler check); the wheels
+# install lib/. A fresh cache failed there (2026-12-07).
+cuda_wheels_lib64() {
+  [[ ! -d $cuda_check_toolkit/lib || -e $cuda_check_toolkit/lib64 ]] || ln -s lib "$cuda_check_toolkit/lib64"
 }
 
 # cuda_unpack_deps ARCHIVES DEST: every dependency archive of ARCHIVES (*.tar.xz: those
