@@ -6,7 +6,7 @@
 //! case MLX's general gather: the cases below sit on both sides of each of those conditions. A
 //! build without a GPU checks MLX's CPU gather the same way.
 
-use mlx::{backend, ops, Array, Complex64, Device, Dtype, Result};
+use mlx::{backend, ops, Array, Complex64, Device, Dtype, Element, Result};
 use mlx_tests::rng::Rng;
 
 fn device() {
@@ -18,48 +18,44 @@ fn device() {
 /// `n` elements of `dtype` from random bits (every float bit pattern: NaNs with payloads,
 /// infinities, subnormals), with -0, +inf, -inf and a NaN first where the type has them.
 fn values(dtype: Dtype, n: usize, rng: &mut Rng) -> Result<Array> {
-    let shape = [n as i32];
-    let mut bits = |width: u32| rng.next_u64() & (u64::MAX >> (64 - width));
+    let mut bits = |width: u32| rng.next_u64() >> (64 - width);
     match dtype {
-        Dtype::Bool => Array::from_slice(&(0..n).map(|_| bits(1) == 1).collect::<Vec<_>>(), &shape),
-        Dtype::Uint8 => {
-            Array::from_slice(&(0..n).map(|_| bits(8) as u8).collect::<Vec<_>>(), &shape)
-        }
-        Dtype::Int64 => {
-            Array::from_slice(&(0..n).map(|_| bits(64) as i64).collect::<Vec<_>>(), &shape)
-        }
-        Dtype::Float16 => {
-            let special = [0x8000, 0x7c00, 0xfc00, 0x7e01];
-            let v: Vec<_> = (0..n)
-                .map(|i| half::f16::from_bits(special.get(i).copied().unwrap_or(bits(16) as u16)))
-                .collect();
-            Array::from_slice(&v, &shape)
-        }
-        Dtype::Bfloat16 => {
-            let special = [0x8000, 0x7f80, 0xff80, 0x7fc1];
-            let v: Vec<_> = (0..n)
-                .map(|i| half::bf16::from_bits(special.get(i).copied().unwrap_or(bits(16) as u16)))
-                .collect();
-            Array::from_slice(&v, &shape)
-        }
+        Dtype::Bool => from((0..n).map(|_| bits(1) == 1)),
+        Dtype::Uint8 => from((0..n).map(|_| bits(8) as u8)),
+        Dtype::Int64 => from((0..n).map(|_| bits(64) as i64)),
+        Dtype::Float16 => floats(n, 16, [0x8000, 0x7c00, 0xfc00, 0x7e01], bits, |b| {
+            half::f16::from_bits(b as u16)
+        }),
+        Dtype::Bfloat16 => floats(n, 16, [0x8000, 0x7f80, 0xff80, 0x7fc1], bits, |b| {
+            half::bf16::from_bits(b as u16)
+        }),
         Dtype::Float32 => {
-            let special = [0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001];
-            let v: Vec<_> = (0..n)
-                .map(|i| f32::from_bits(special.get(i).copied().unwrap_or(bits(32) as u32)))
-                .collect();
-            Array::from_slice(&v, &shape)
+            floats(n, 32, [0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0001], bits, |b| {
+                f32::from_bits(b as u32)
+            })
         }
-        Dtype::Complex64 => {
-            let v: Vec<_> = (0..n)
-                .map(|_| Complex64 {
-                    re: f32::from_bits(bits(32) as u32),
-                    im: f32::from_bits(bits(32) as u32),
-                })
-                .collect();
-            Array::from_slice(&v, &shape)
-        }
+        Dtype::Complex64 => from((0..n).map(|_| Complex64 {
+            re: f32::from_bits(bits(32) as u32),
+            im: f32::from_bits(bits(32) as u32),
+        })),
         other => panic!("no values for {other:?}"),
     }
+}
+
+fn from<T: Element>(values: impl Iterator<Item = T>) -> Result<Array> {
+    let v: Vec<T> = values.collect();
+    Array::from_slice(&v, &[v.len() as i32])
+}
+
+/// `n` floats of `width` bits: the `special` patterns, then random bits.
+fn floats<T: Element>(
+    n: usize,
+    width: u32,
+    special: [u64; 4],
+    mut bits: impl FnMut(u32) -> u64,
+    from_bits: impl Fn(u64) -> T,
+) -> Result<Array> {
+    from((0..n).map(|i| from_bits(special.get(i).copied().unwrap_or_else(|| bits(width)))))
 }
 
 /// Takes `indices` (normalized into 0..rows where negative) along axis 0 of `src` and checks
