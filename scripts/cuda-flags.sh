@@ -18,15 +18,20 @@ cuda_library_wheels=(nvidia-cuda-cccl==13.0.85 nvidia-cublas==13.0.2.14 nvidia-c
 
 # cuda_wheels SPEC...: each wheel not fetched yet, downloaded (no dependencies) and merged into
 # $cuda_wheels_dir: cu13/ (bin, include, lib: the toolkit) and cudnn/. Libraries get the
-# unversioned names a linker looks for.
+# unversioned names a linker looks for; the toolkit gets lib64 -> lib, where nvcc.profile links
+# from (cudadevrt, cudart_static: CMake's compiler check; a fresh cache failed there, 2026-12-07).
 cuda_wheels() {
-  local spec todo=() tmp w f
+  local spec todo=()
   for spec in "$@"; do [[ -f $cuda_wheels_dir/.got/$spec ]] || todo+=("$spec"); done
-  ((${#todo[@]})) || { cuda_wheels_lib64; return; }
+  ((${#todo[@]} == 0)) || cuda_wheels_fetch "${todo[@]}" || return 2
+  [[ ! -d $cuda_check_toolkit/lib || -e $cuda_check_toolkit/lib64 ]] || ln -s lib "$cuda_check_toolkit/lib64"
+}
+cuda_wheels_fetch() { # SPEC...
+  local spec tmp w f
   python3 -m pip --version > /dev/null 2>&1 ||
     { echo "needs pip to fetch CUDA's wheels (Debian: apt install python3-pip)" >&2; return 2; }
   tmp=$(mktemp -d)
-  python3 -m pip download --no-deps -q -d "$tmp" "${todo[@]}" || { rm -rf "$tmp"; return 2; }
+  python3 -m pip download --no-deps -q -d "$tmp" "$@" || { rm -rf "$tmp"; return 2; }
   for w in "$tmp"/*.whl; do python3 -m zipfile -e "$w" "$tmp/x" || { rm -rf "$tmp"; return 2; }; done
   mkdir -p "$cuda_wheels_dir/.got" && cp -a "$tmp/x/nvidia/." "$cuda_wheels_dir/" || { rm -rf "$tmp"; return 2; }
   rm -rf "$tmp"
@@ -34,13 +39,7 @@ cuda_wheels() {
   for f in "$cuda_wheels_dir"/*/lib/*.so.*; do
     [[ -e $f && ! -e ${f%%.so.*}.so ]] && ln -s "$(basename "$f")" "${f%%.so.*}.so"
   done
-  for spec in "${todo[@]}"; do touch "$cuda_wheels_dir/.got/$spec"; done
-  cuda_wheels_lib64
-}
-# nvcc.profile links from lib64 (cudadevrt, cudart_static: CMake's compiler check); the wheels
-# install lib/. A fresh cache failed there (2026-12-07).
-cuda_wheels_lib64() {
-  [[ ! -d $cuda_check_toolkit/lib || -e $cuda_check_toolkit/lib64 ]] || ln -s lib "$cuda_check_toolkit/lib64"
+  for spec in "$@"; do touch "$cuda_wheels_dir/.got/$spec"; done
 }
 
 # cuda_unpack_deps ARCHIVES DEST: every dependency archive of ARCHIVES (*.tar.xz: those
