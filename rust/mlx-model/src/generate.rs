@@ -82,12 +82,58 @@ fn step(model: &Model, tokens: &Array, cache: &mut crate::cache::Cache) -> Resul
     Ok((last, token))
 }
 
+/// A step submitted to MLX (`async_eval`), not yet read back.
+struct Submitted {
+    logits: Array,
+    token: Array,
+    begun: Instant,
+    built: Instant,
+    submitted: Instant,
+}
+
+impl Submitted {
+    /// Builds the step on `input` (token ids, shape [1, n]) and submits it.
+    fn new(model: &Model, input: &Array, cache: &mut crate::cache::Cache) -> Result<Self> {
+        let begun = Instant::now();
+        let (last, token) = step(model, input, cache)?;
+        let logits = last.astype(Dtype::Float32)?;
+        let built = Instant::now();
+        mlx::async_eval(&[&logits, &token])?;
+        Ok(Self { logits, token, begun, built, submitted: Instant::now() })
+    }
+
+    /// The next step's input: this step's token, still lazy.
+    fn next_input(&self) -> Result<Array> {
+        Ok(self.token.reshape(&[1, 1])?)
+    }
+
+    /// Waits for the step and copies its logits and token to the host.
+    fn read_back(
+        self,
+        logits: &mut Vec<Vec<f32>>,
+        tokens: &mut Vec<u32>,
+        phases: Option<&mut Phases>,
+    ) -> Result<()> {
+        mlx::eval(&[&self.logits, &self.token])?;
+        let done = Instant::now();
+        logits.push(self.logits.to_vec::<f32>()?);
+        tokens.push(self.token.item::<u32>()?);
+        if let Some(p) = phases {
+            p.add_eval(self.begun, self.built, self.submitted, done);
+            p.readback_seconds += done.elapsed().as_secs_f64();
+        }
+        Ok(())
+    }
+}
+
 /// Generates `max_tokens` tokens greedily after `prompt`.
 ///
 /// As mlx-lm's `generate_step`: all prompt tokens but the last are run through the model in
 /// chunks of at most `prefill_chunk` tokens, evaluating the KV cache after each chunk (and
 /// clearing MLX's buffer cache); the last prompt token then gives the first logits; each
-/// generated token is fed back one at a time.
+/// generated token is fed back one at a time, its step built on the token still lazy and
+/// submitted before that token is read back, so the host's work on a step overlaps the device's
+/// on the one before.
 pub fn generate(
     model: &Model,
     prompt: &[u32],
@@ -98,9 +144,9 @@ pub fn generate(
 }
 
 /// [`generate`], with the prefill's and the decode steps' time split into [`Phases`]. Its chunks
-/// and steps are evaluated with `async_eval` and then waited for, where [`generate`] calls
-/// `eval` once, so its timings are for finding where the time goes, not for comparing with
-/// [`generate`]'s.
+/// and steps are evaluated with `async_eval` and then waited for one at a time, where
+/// [`generate`] waits for a prefill chunk with one `eval` and overlaps decode steps, so its
+/// timings are for finding where the time goes, not for comparing with [`generate`]'s.
 pub fn generate_with_phases(
     model: &Model,
     prompt: &[u32],
@@ -151,38 +197,28 @@ fn run(
         }
     }
     drop(prompt_array);
+    // The first token is read back before the prefill's clock stops.
     let mut input = model.tokens_array(last)?;
-    let mut record = |cache: &mut crate::cache::Cache,
-                      input: &Array,
-                      phases: Option<&mut Phases>|
-     -> Result<Array> {
-        let start = Instant::now();
-        let (l, token) = step(model, input, cache)?;
-        let l32 = l.astype(Dtype::Float32)?;
-        let built = Instant::now();
-        if phases.is_some() {
-            mlx::async_eval(&[&l32, &token])?;
-        }
-        let submitted = Instant::now();
-        mlx::eval(&[&l32, &token])?;
-        let done = Instant::now();
-        logits.push(l32.to_vec::<f32>()?);
-        let id = token.item::<u32>()?;
-        tokens.push(id);
-        if let Some(p) = phases {
-            p.add_eval(start, built, submitted, done);
-            p.readback_seconds += done.elapsed().as_secs_f64();
-        }
-        Ok(Array::from_slice(&[id], &[1, 1])?)
-    };
     if max_tokens > 0 {
-        input = record(&mut cache, &input, prefill_phases.as_mut())?;
+        let first = Submitted::new(model, &input, &mut cache)?;
+        input = first.next_input()?;
+        first.read_back(&mut logits, &mut tokens, prefill_phases.as_mut())?;
     }
     let prefill_seconds = start.elapsed().as_secs_f64();
 
     let start = Instant::now();
+    let mut in_flight: Option<Submitted> = None;
     for n in 1..max_tokens {
-        input = record(&mut cache, &input, decode_phases.as_mut())?;
+        let next = Submitted::new(model, &input, &mut cache)?;
+        input = next.next_input()?;
+        if with_phases {
+            // Each step waited for at once, so that its phases are its own.
+            next.read_back(&mut logits, &mut tokens, decode_phases.as_mut())?;
+        } else if let Some(previous) = in_flight.replace(next) {
+            // As mlx-lm: the next step is built on this one's lazy token and submitted before
+            // this one is read back, so the host's work overlaps the device's.
+            previous.read_back(&mut logits, &mut tokens, None)?;
+        }
         if n % 256 == 0 {
             let cleared = Instant::now();
             memory::clear_cache();
@@ -190,6 +226,9 @@ fn run(
                 p.clear_cache_seconds += cleared.elapsed().as_secs_f64();
             }
         }
+    }
+    if let Some(last) = in_flight {
+        last.read_back(&mut logits, &mut tokens, None)?;
     }
     let decode_seconds = start.elapsed().as_secs_f64();
 
